@@ -1,0 +1,236 @@
+// Package config defines reviewfleet's configuration: a YAML file, then
+// environment variables on top. Every key can be set as
+// REVIEWFLEET_<SECTION>_<KEY> (for example REVIEWFLEET_HARNESS_EVAL_ENABLED=false);
+// connections also read the conventional DATABASE_URL, REDIS_URL,
+// OPENAI_BASE_URL and OPENAI_API_KEY.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// Config is the whole configuration. The YAML keys are the field tags; the
+// defaults are those of Default.
+type Config struct {
+	// DatabaseURL is the Postgres connection string. Empty: a local cluster
+	// is started from the machine's PostgreSQL binaries.
+	DatabaseURL string `yaml:"database_url"`
+	// RedisURL is the Redis connection string (redis://host:port/db). Empty:
+	// an in-process Redis and an in-process worker are used.
+	RedisURL string `yaml:"redis_url"`
+
+	LLM       LLM       `yaml:"llm"`
+	Harness   Harness   `yaml:"harness"`
+	Intent    Intent    `yaml:"intent"`
+	Manager   Manager   `yaml:"manager"`
+	Expert    Expert    `yaml:"expert"`
+	Prompts   Prompts   `yaml:"prompts"`
+	Worker    Worker    `yaml:"worker"`
+	Scheduler Scheduler `yaml:"scheduler"`
+	Telemetry Telemetry `yaml:"telemetry"`
+}
+
+// LLM configures the OpenAI-compatible endpoint, models, limits and budgets.
+type LLM struct {
+	BaseURL string `yaml:"base_url"` // OPENAI_BASE_URL; required for real reviews
+	APIKey  string `yaml:"api_key"`  // OPENAI_API_KEY
+	// Model is the default model for every stage (default "gpt-4o-mini").
+	Model string `yaml:"model"`
+	// Per-stage models; empty means Model.
+	IntentModel string `yaml:"intent_model"`
+	VerifyModel string `yaml:"verify_model"`
+	ExpertModel string `yaml:"expert_model"`
+	EvalModel   string `yaml:"eval_model"`
+	// Timeout bounds one HTTP request to the endpoint (default 120s).
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxAttempts is how often one call is tried on 5xx / network errors (default 3).
+	MaxAttempts int `yaml:"max_attempts"`
+	// Temperature for every call (default 0.1).
+	Temperature float64 `yaml:"temperature"`
+	// RequestsPerMinute and TokensPerMinute limit each worker (0 = unlimited).
+	RequestsPerMinute int `yaml:"requests_per_minute"`
+	TokensPerMinute   int `yaml:"tokens_per_minute"`
+	// FleetRequestsPerMinute and FleetTokensPerMinute are one quota shared
+	// by every worker through Redis (0 = no fleet-wide limit).
+	FleetRequestsPerMinute int `yaml:"fleet_requests_per_minute"`
+	FleetTokensPerMinute   int `yaml:"fleet_tokens_per_minute"`
+	// MaxCallsPerReview and MaxTokensPerReview cap one review's spend,
+	// retries included (defaults 400 and 4,000,000; 0 = unlimited).
+	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
+	MaxTokensPerReview int64 `yaml:"max_tokens_per_review"`
+	// RecordExchanges stores request and reply bodies in llm_calls, which
+	// enables replaying a review (default true).
+	RecordExchanges bool `yaml:"record_exchanges"`
+}
+
+// ModelFor returns the model configured for a stage.
+func (l LLM) ModelFor(stage review.Stage) string {
+	m := map[review.Stage]string{
+		review.StageIntent: l.IntentModel, review.StageVerify: l.VerifyModel,
+		review.StageExpert: l.ExpertModel, review.StageEval: l.EvalModel,
+	}[stage]
+	if m == "" {
+		return l.Model
+	}
+	return m
+}
+
+// Harness holds the pipeline's toggles and confidence rules.
+type Harness struct {
+	VerifyEnabled             bool `yaml:"verify_enabled"`              // default true
+	EvalEnabled               bool `yaml:"eval_enabled"`                // default true
+	ProgressiveContextEnabled bool `yaml:"progressive_context_enabled"` // default true
+	// VerifyConfidenceFloor caps the confidence of unanchored findings (default 0.3).
+	VerifyConfidenceFloor float64 `yaml:"verify_confidence_floor"`
+	// ExpertMinConfidence: findings below it after verify skip the expert (default 0.35).
+	ExpertMinConfidence float64 `yaml:"expert_min_confidence"`
+	// EvalMinConfidence: findings below it after the expert skip eval (default 0.35).
+	EvalMinConfidence float64 `yaml:"eval_min_confidence"`
+	// ConfidenceThreshold: the report keeps findings at or above it (default 0.6).
+	ConfidenceThreshold float64 `yaml:"confidence_threshold"`
+	// ConfidenceOverrides sets a threshold per risk type (e.g. static: 0.8).
+	ConfidenceOverrides map[string]float64 `yaml:"confidence_overrides"`
+}
+
+// Intent configures diff preparation and the intent stage.
+type Intent struct {
+	// ChunkFilesThreshold and ChunkCharsThreshold switch to chunked intent
+	// (several files per call, diff only) at or above them (defaults 15 and 150,000).
+	ChunkFilesThreshold int `yaml:"chunk_files_threshold"`
+	ChunkCharsThreshold int `yaml:"chunk_chars_threshold"`
+	// ChunkMaxFiles and ChunkMaxChars bound one chunk (defaults 6 and 40,000).
+	ChunkMaxFiles int `yaml:"chunk_max_files"`
+	ChunkMaxChars int `yaml:"chunk_max_chars"`
+	// MaxFileDiffChars: a file whose diff is larger is skipped as too_large (default 100,000).
+	MaxFileDiffChars int `yaml:"max_file_diff_chars"`
+	// MaxFileBytes: head content larger than this is not stored (default 1 MiB).
+	MaxFileBytes int `yaml:"max_file_bytes"`
+	// Ignore lists extra globs (with **) of files never reviewed.
+	Ignore []string `yaml:"ignore"`
+}
+
+// Manager configures the deterministic triage between intent and verify.
+type Manager struct {
+	AnchorWindow      int                `yaml:"anchor_window"`       // default 5
+	MergeSimilarity   float64            `yaml:"merge_similarity"`    // default 0.5
+	MergeLineDistance int                `yaml:"merge_line_distance"` // default 3
+	MaxPerFile        int                `yaml:"max_per_file"`        // default 5
+	MaxPerRiskType    int                `yaml:"max_per_risk_type"`   // default 8
+	MaxTotal          int                `yaml:"max_total"`           // default 15
+	TypeWeights       map[string]float64 `yaml:"type_weights"`        // default: see stages/manager
+	SeverityWeights   map[string]float64 `yaml:"severity_weights"`    // default: see stages/manager
+}
+
+// Expert configures the expert agent runtime.
+type Expert struct {
+	MaxRounds            int           `yaml:"max_rounds"`             // default 22
+	SearchBudget         int           `yaml:"search_budget"`          // default 12
+	GracefulExitRounds   int           `yaml:"graceful_exit_rounds"`   // default 2
+	RepeatThreshold      int           `yaml:"repeat_threshold"`       // default 3
+	MaxMissingCompletion int           `yaml:"max_missing_completion"` // default 3
+	AcceptFailFactor     float64       `yaml:"accept_fail_factor"`     // default 0.5
+	RunTimeout           time.Duration `yaml:"run_timeout"`            // default 5m
+	// SnapshotDir caches head snapshots for the agent's tools (default: the OS cache dir).
+	SnapshotDir string `yaml:"snapshot_dir"`
+}
+
+// Prompts configures where prompt overrides live.
+type Prompts struct {
+	// Dir holds files that replace the embedded prompts of the same name.
+	Dir string `yaml:"dir"`
+}
+
+// Worker configures the asynq server.
+type Worker struct {
+	Concurrency int `yaml:"concurrency"` // default 8
+	// TaskCheckInterval is how often an idle worker polls its queues
+	// (default 50ms; asynq's own default of 1s makes every hop slow).
+	TaskCheckInterval time.Duration `yaml:"task_check_interval"`
+	MaxRetry          int           `yaml:"max_retry"`        // default 4
+	ShutdownTimeout   time.Duration `yaml:"shutdown_timeout"` // default 30s
+	HealthAddr        string        `yaml:"health_addr"`      // default ":8081"; empty disables
+}
+
+// Scheduler configures the reconciler.
+type Scheduler struct {
+	Interval      time.Duration `yaml:"interval"`       // default 10s
+	RequeueAfter  time.Duration `yaml:"requeue_after"`  // default 30s: pending items older than this are checked against the queues
+	ReviewTimeout time.Duration `yaml:"review_timeout"` // default 30m: past it a review fails
+}
+
+// Telemetry configures tracing.
+type Telemetry struct {
+	// Exporter is "none" (default) or "stdout".
+	Exporter    string `yaml:"exporter"`
+	ServiceName string `yaml:"service_name"` // default "reviewfleet"
+}
+
+// Default returns the configuration with every default filled in.
+func Default() Config {
+	return Config{
+		LLM: LLM{
+			Model: "gpt-4o-mini", Timeout: 120 * time.Second, MaxAttempts: 3, Temperature: 0.1,
+			MaxCallsPerReview: 400, MaxTokensPerReview: 4_000_000, RecordExchanges: true,
+		},
+		Harness: Harness{
+			VerifyEnabled: true, EvalEnabled: true, ProgressiveContextEnabled: true,
+			VerifyConfidenceFloor: 0.3, ExpertMinConfidence: 0.35, EvalMinConfidence: 0.35,
+			ConfidenceThreshold: 0.6, ConfidenceOverrides: map[string]float64{},
+		},
+		Intent: Intent{
+			ChunkFilesThreshold: 15, ChunkCharsThreshold: 150_000, ChunkMaxFiles: 6,
+			ChunkMaxChars: 40_000, MaxFileDiffChars: 100_000, MaxFileBytes: 1 << 20,
+		},
+		Manager: Manager{
+			AnchorWindow: 5, MergeSimilarity: 0.5, MergeLineDistance: 3,
+			MaxPerFile: 5, MaxPerRiskType: 8, MaxTotal: 15,
+		},
+		Expert: Expert{
+			MaxRounds: 22, SearchBudget: 12, GracefulExitRounds: 2, RepeatThreshold: 3,
+			MaxMissingCompletion: 3, AcceptFailFactor: 0.5, RunTimeout: 5 * time.Minute,
+		},
+		Worker: Worker{
+			Concurrency: 8, TaskCheckInterval: 50 * time.Millisecond, MaxRetry: 4,
+			ShutdownTimeout: 30 * time.Second, HealthAddr: ":8081",
+		},
+		Scheduler: Scheduler{Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute},
+		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
+	}
+}
+
+// Load reads the YAML file at path (if path is not empty) over the
+// defaults, then applies the environment, then validates.
+func Load(path string) (Config, error) {
+	return load(path, os.LookupEnv)
+}
+
+func load(path string, env func(string) (string, bool)) (Config, error) {
+	cfg := Default()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return Config{}, fmt.Errorf("read config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("parse config %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(&cfg, env); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}

@@ -1,0 +1,78 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// Validate reports every invalid value at once, each with the key to fix.
+func (c Config) Validate() error {
+	var errs []string
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, key+": "+fmt.Sprintf(format, args...))
+	}
+	unit := func(key string, v float64) {
+		if v < 0 || v > 1 {
+			bad(key, "must be between 0 and 1, got %v", v)
+		}
+	}
+	unit("harness.verify_confidence_floor", c.Harness.VerifyConfidenceFloor)
+	unit("harness.expert_min_confidence", c.Harness.ExpertMinConfidence)
+	unit("harness.eval_min_confidence", c.Harness.EvalMinConfidence)
+	unit("harness.confidence_threshold", c.Harness.ConfidenceThreshold)
+	for k, v := range c.Harness.ConfidenceOverrides {
+		if _, err := review.ParseRiskType(k); err != nil {
+			bad("harness.confidence_overrides", "%v", err)
+		}
+		unit("harness.confidence_overrides."+k, v)
+	}
+	for k := range c.Manager.TypeWeights {
+		if _, err := review.ParseRiskType(k); err != nil {
+			bad("manager.type_weights", "%v", err)
+		}
+	}
+	for k := range c.Manager.SeverityWeights {
+		if _, err := review.ParseSeverity(k); err != nil {
+			bad("manager.severity_weights", "%v", err)
+		}
+	}
+	positive := func(key string, v int) {
+		if v <= 0 {
+			bad(key, "must be positive, got %d", v)
+		}
+	}
+	positive("intent.chunk_files_threshold", c.Intent.ChunkFilesThreshold)
+	positive("intent.chunk_chars_threshold", c.Intent.ChunkCharsThreshold)
+	positive("intent.chunk_max_files", c.Intent.ChunkMaxFiles)
+	positive("intent.chunk_max_chars", c.Intent.ChunkMaxChars)
+	positive("intent.max_file_diff_chars", c.Intent.MaxFileDiffChars)
+	positive("worker.concurrency", c.Worker.Concurrency)
+	positive("expert.max_rounds", c.Expert.MaxRounds)
+	if c.Manager.AnchorWindow < 0 {
+		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)
+	}
+	if c.Worker.TaskCheckInterval <= 0 {
+		bad("worker.task_check_interval", "must be positive, got %s", c.Worker.TaskCheckInterval)
+	}
+	if c.Worker.MaxRetry < 0 {
+		bad("worker.max_retry", "must not be negative, got %d", c.Worker.MaxRetry)
+	}
+	if c.Scheduler.Interval <= 0 || c.Scheduler.ReviewTimeout <= 0 {
+		bad("scheduler", "interval and review_timeout must be positive")
+	}
+	if c.LLM.Model == "" {
+		bad("llm.model", "must not be empty")
+	}
+	switch c.Telemetry.Exporter {
+	case "none", "stdout", "":
+	default:
+		bad("telemetry.exporter", "must be none or stdout, got %q", c.Telemetry.Exporter)
+	}
+	if len(errs) > 0 {
+		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
+	}
+	return nil
+}

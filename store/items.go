@@ -1,0 +1,270 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// ErrItemClosed is returned when a handler tries to finish a ledger item
+// that is already done or failed (a duplicate delivery).
+var ErrItemClosed = errors.New("ledger item already closed")
+
+func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) error {
+	for _, it := range items {
+		payload := it.Payload
+		if payload == nil {
+			payload = json.RawMessage(`{}`)
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO stage_items (review_id, stage, item_key, payload)
+			VALUES ($1, $2, $3, $4)
+			ON CONFLICT (review_id, stage, item_key) DO NOTHING`,
+			reviewID, string(it.Stage), it.Key, payload); err != nil {
+			return fmt.Errorf("insert ledger item %s/%s: %w", it.Stage, it.Key, err)
+		}
+	}
+	return nil
+}
+
+// GetItem loads one ledger item.
+func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (Item, error) {
+	it := Item{ReviewID: reviewID, Stage: stage, Key: key}
+	err := s.pool.QueryRow(ctx, `
+		SELECT status, payload, attempts, error FROM stage_items
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3`, reviewID, string(stage), key).
+		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Error)
+	if err != nil {
+		return Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
+	}
+	return it, nil
+}
+
+// ListItems returns a stage's ledger items ordered by key.
+func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Stage) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT item_key, status, payload, attempts, error FROM stage_items
+		WHERE review_id = $1 AND stage = $2 ORDER BY item_key`, reviewID, string(stage))
+	if err != nil {
+		return nil, fmt.Errorf("list %s items of %s: %w", stage, reviewID, err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it := Item{ReviewID: reviewID, Stage: stage}
+		if err := rows.Scan(&it.Key, &it.Status, &it.Payload, &it.Attempts, &it.Error); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// StartItem counts one more attempt at a pending item.
+func (s *Store) StartItem(ctx context.Context, reviewID string, stage review.Stage, key string) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE stage_items SET attempts = attempts + 1, updated_at = now()
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
+		reviewID, string(stage), key)
+	if err != nil {
+		return fmt.Errorf("start item %s/%s: %w", stage, key, err)
+	}
+	return nil
+}
+
+// closeItem marks a pending item done or failed inside tx. It returns
+// ErrItemClosed when the item was not pending.
+func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key, status, reason string) error {
+	tag, err := tx.Exec(ctx, `
+		UPDATE stage_items SET status = $4, error = $5, updated_at = now()
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
+		reviewID, string(stage), key, status, reason)
+	if err != nil {
+		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrItemClosed
+	}
+	return nil
+}
+
+// lockPending takes a row lock on a pending item so that two deliveries of
+// the same task cannot both write results; ErrItemClosed when not pending.
+func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
+	var status string
+	err := tx.QueryRow(ctx, `
+		SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3
+		FOR UPDATE`, reviewID, string(stage), key).Scan(&status)
+	if err != nil {
+		return fmt.Errorf("lock item %s/%s: %w", stage, key, translate(err))
+	}
+	if status != ItemPending {
+		return ErrItemClosed
+	}
+	return nil
+}
+
+// FailItem marks a pending item failed with a reason; the review goes on
+// without its result. ErrItemClosed when it was no longer pending.
+func (s *Store) FailItem(ctx context.Context, reviewID string, stage review.Stage, key, reason string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		return closeItem(ctx, tx, reviewID, stage, key, ItemFailed, reason)
+	})
+}
+
+// MarkEnqueued records that the items were handed to the queue now.
+func (s *Store) MarkEnqueued(ctx context.Context, reviewID string, stage review.Stage, keys []string) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE stage_items SET enqueued_at = now()
+		WHERE review_id = $1 AND stage = $2 AND item_key = ANY($3)`, reviewID, string(stage), keys)
+	if err != nil {
+		return fmt.Errorf("mark %s items enqueued: %w", stage, err)
+	}
+	return nil
+}
+
+// StageProgress counts a stage's ledger items.
+type StageProgress struct {
+	Stage  review.Stage
+	Total  int
+	Done   int
+	Failed int
+}
+
+// Progress returns the ledger counts of every stage a review has reached.
+func (s *Store) Progress(ctx context.Context, reviewID string) ([]StageProgress, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT stage, count(*), count(*) FILTER (WHERE status = 'done'),
+		       count(*) FILTER (WHERE status = 'failed')
+		FROM stage_items WHERE review_id = $1 GROUP BY stage`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("progress of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []StageProgress
+	for rows.Next() {
+		var p StageProgress
+		var stage string
+		if err := rows.Scan(&stage, &p.Total, &p.Done, &p.Failed); err != nil {
+			return nil, err
+		}
+		p.Stage = review.Stage(stage)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// FailedItems returns every failed ledger item of a review.
+func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT stage, item_key, payload, attempts, error FROM stage_items
+		WHERE review_id = $1 AND status = 'failed' ORDER BY stage, item_key`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("failed items of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it := Item{ReviewID: reviewID, Status: ItemFailed}
+		var stage string
+		if err := rows.Scan(&stage, &it.Key, &it.Payload, &it.Attempts, &it.Error); err != nil {
+			return nil, err
+		}
+		it.Stage = review.Stage(stage)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// PendingItems returns pending items of running reviews, in the review's
+// current stage, that were never enqueued or were enqueued longer ago than
+// olderThan — the reconciler's candidates for re-enqueueing.
+func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit int) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT i.review_id, i.stage, i.item_key, i.payload, i.attempts
+		FROM stage_items i JOIN reviews r ON r.id = i.review_id
+		WHERE i.status = 'pending' AND r.status = 'running' AND r.stage = i.stage
+		  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $1::interval)
+		ORDER BY i.created_at LIMIT $2`,
+		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list pending items: %w", err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it := Item{Status: ItemPending}
+		var stage string
+		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Payload, &it.Attempts); err != nil {
+			return nil, err
+		}
+		it.Stage = review.Stage(stage)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// StalledReview is a running review whose current stage has no pending
+// items left but that has not moved on (its last handler died between
+// finishing its item and advancing the review).
+type StalledReview struct {
+	ID    string
+	Stage review.Stage
+}
+
+// StalledReviews lists running reviews whose current stage is complete.
+func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration) ([]StalledReview, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT r.id, r.stage FROM reviews r
+		WHERE r.status = 'running' AND r.stage_started_at < now() - $1::interval
+		  AND NOT EXISTS (SELECT 1 FROM stage_items i
+		                  WHERE i.review_id = r.id AND i.stage = r.stage AND i.status = 'pending')`,
+		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()))
+	if err != nil {
+		return nil, fmt.Errorf("list stalled reviews: %w", err)
+	}
+	defer rows.Close()
+	var out []StalledReview
+	for rows.Next() {
+		var sr StalledReview
+		var stage string
+		if err := rows.Scan(&sr.ID, &stage); err != nil {
+			return nil, err
+		}
+		sr.Stage = review.Stage(stage)
+		out = append(out, sr)
+	}
+	return out, rows.Err()
+}
+
+// FailExpiredReviews fails every running review past its deadline, naming
+// the stage it was stuck in, and returns their IDs.
+func (s *Store) FailExpiredReviews(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `
+		UPDATE reviews SET status = 'failed', finished_at = now(),
+		       error = format('review deadline passed at %s while in stage %s (%s pending items)',
+		                      to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), stage,
+		                      (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id
+		                         AND i.stage = reviews.stage AND i.status = 'pending'))
+		WHERE status IN ('queued', 'running') AND deadline_at < now()
+		RETURNING id`)
+	if err != nil {
+		return nil, fmt.Errorf("fail expired reviews: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

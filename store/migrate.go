@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/reviewfleet/reviewfleet/migrations"
+)
+
+// MigrationResult describes one applied (or reverted) migration.
+type MigrationResult struct {
+	Version int64
+	Name    string
+	Applied bool // false when reverted
+}
+
+func (s *Store) provider() (*goose.Provider, func() error, error) {
+	db := stdlib.OpenDBFromPool(s.pool)
+	fsys, err := fs.Sub(migrations.FS, ".")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys)
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return p, db.Close, nil
+}
+
+// Migrate applies every pending migration and returns those it applied.
+func (s *Store) Migrate(ctx context.Context) ([]MigrationResult, error) {
+	p, closeDB, err := s.provider()
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("apply migrations: %w", err)
+	}
+	return convert(res, true), nil
+}
+
+// MigrateDown reverts every migration (used by tests and by `migrate --down`).
+func (s *Store) MigrateDown(ctx context.Context) ([]MigrationResult, error) {
+	p, closeDB, err := s.provider()
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	res, err := p.DownTo(ctx, 0)
+	if err != nil {
+		return nil, fmt.Errorf("revert migrations: %w", err)
+	}
+	return convert(res, false), nil
+}
+
+// SchemaVersion returns the newest applied migration version (0 when none).
+func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
+	p, closeDB, err := s.provider()
+	if err != nil {
+		return 0, err
+	}
+	defer closeDB()
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+func convert(res []*goose.MigrationResult, up bool) []MigrationResult {
+	out := make([]MigrationResult, 0, len(res))
+	for _, r := range res {
+		if r.Error != nil || r.Empty {
+			continue
+		}
+		out = append(out, MigrationResult{Version: r.Source.Version, Name: r.Source.Path, Applied: up})
+	}
+	return out
+}

@@ -1,0 +1,266 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// Review statuses.
+const (
+	StatusQueued  = "queued"
+	StatusRunning = "running"
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+)
+
+// Review is one review of a change.
+type Review struct {
+	ID            string
+	BatchID       string
+	Repo          string
+	Source        string // git | diff | url
+	BaseRef       string
+	HeadRef       string
+	BaseSHA       string
+	HeadSHA       string
+	Snapshot      string
+	Status        string
+	Stage         review.Stage
+	IntentMode    string
+	SkippedStages []string
+	Config        json.RawMessage
+	Error         string
+	LLMCalls      int
+	TokensIn      int64
+	TokensOut     int64
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+	DeadlineAt    time.Time
+}
+
+// File is one file of a review's change.
+type File struct {
+	Path         string
+	OldPath      string
+	Change       string
+	Binary       bool
+	SkipReason   string // empty when the file is reviewed
+	Additions    int
+	Deletions    int
+	ChangedLines []int
+	Diff         string
+	Content      *string // head-side content; nil when absent or not stored
+	Packs        []string
+}
+
+// Item is one entry of the fan-out/fan-in ledger.
+type Item struct {
+	ReviewID string
+	Stage    review.Stage
+	Key      string
+	Status   string // pending | done | failed
+	Payload  json.RawMessage
+	Attempts int
+	Error    string
+}
+
+// Item statuses.
+const (
+	ItemPending = "pending"
+	ItemDone    = "done"
+	ItemFailed  = "failed"
+)
+
+// NewReview is everything CreateReview stores in one transaction.
+type NewReview struct {
+	ID            string // generated when empty
+	BatchID       string
+	Repo          string
+	Source        string
+	BaseRef       string
+	HeadRef       string
+	BaseSHA       string
+	HeadSHA       string
+	Snapshot      string
+	IntentMode    string
+	SkippedStages []string
+	Config        json.RawMessage
+	Timeout       time.Duration
+	Files         []File
+	// Items are the first stage's ledger rows (intent, one per file or chunk).
+	Items []Item
+}
+
+// CreateReview stores a review, its files and its first stage's ledger rows
+// in one transaction and marks it running. It returns the review ID.
+func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) {
+	if nr.ID == "" {
+		nr.ID = uuid.NewString()
+	}
+	if nr.Config == nil {
+		nr.Config = json.RawMessage(`{}`)
+	}
+	if nr.SkippedStages == nil {
+		nr.SkippedStages = []string{}
+	}
+	stage := review.StageIntent
+	if len(nr.Items) > 0 {
+		stage = nr.Items[0].Stage
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var batch any
+		if nr.BatchID != "" {
+			batch = nr.BatchID
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO reviews (id, batch_id, repo, source, base_ref, head_ref, base_sha, head_sha,
+			                     snapshot, status, stage, intent_mode, skipped_stages, config,
+			                     started_at, deadline_at)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,'running',$10,$11,$12,$13, now(), now() + $14::interval)`,
+			nr.ID, batch, nr.Repo, nr.Source, nr.BaseRef, nr.HeadRef, nr.BaseSHA, nr.HeadSHA,
+			nr.Snapshot, string(stage), nr.IntentMode, nr.SkippedStages, nr.Config,
+			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()))
+		if err != nil {
+			return fmt.Errorf("insert review: %w", err)
+		}
+		rows := make([][]any, 0, len(nr.Files))
+		for _, f := range nr.Files {
+			rows = append(rows, []any{nr.ID, f.Path, f.OldPath, f.Change, f.Binary, f.SkipReason,
+				f.Additions, f.Deletions, nonNilInts(f.ChangedLines), f.Diff, f.Content, nonNilStrings(f.Packs)})
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"review_files"},
+			[]string{"review_id", "path", "old_path", "change", "is_binary", "skip_reason", "additions",
+				"deletions", "changed_lines", "diff", "content", "packs"},
+			pgx.CopyFromRows(rows)); err != nil {
+			return fmt.Errorf("insert review files: %w", err)
+		}
+		return insertItems(ctx, tx, nr.ID, nr.Items)
+	})
+	if err != nil {
+		return "", fmt.Errorf("create review: %w", err)
+	}
+	return nr.ID, nil
+}
+
+func nonNilInts(v []int) []int {
+	if v == nil {
+		return []int{}
+	}
+	return v
+}
+
+func nonNilStrings(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
+	snapshot, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
+	tokens_out, created_at, started_at, finished_at, deadline_at`
+
+func scanReview(row pgx.Row) (Review, error) {
+	var r Review
+	var stage string
+	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
+		&r.HeadSHA, &r.Snapshot, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
+		&r.Error, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
+		&r.FinishedAt, &r.DeadlineAt)
+	r.Stage = review.Stage(stage)
+	return r, translate(err)
+}
+
+// GetReview loads one review.
+func (s *Store) GetReview(ctx context.Context, id string) (Review, error) {
+	r, err := scanReview(s.pool.QueryRow(ctx, `SELECT `+reviewColumns+` FROM reviews WHERE id = $1`, id))
+	if err != nil {
+		return Review{}, fmt.Errorf("get review %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListReviews returns the newest reviews first, at most limit.
+func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+reviewColumns+` FROM reviews ORDER BY created_at DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list reviews: %w", err)
+	}
+	defer rows.Close()
+	var out []Review
+	for rows.Next() {
+		r, err := scanReview(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list reviews: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// FailReview marks a running review failed with a reason. It reports
+// whether the review was still running.
+func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE reviews SET status = 'failed', error = $2, finished_at = now()
+		WHERE id = $1 AND status IN ('queued', 'running')`, id, reason)
+	if err != nil {
+		return false, fmt.Errorf("fail review %s: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ListFiles returns every file of a review, ordered by path.
+func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
+		       diff, content, packs
+		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions,
+			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs); err != nil {
+			return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// GetFile loads one file of a review.
+func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error) {
+	var f File
+	err := s.pool.QueryRow(ctx, `
+		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
+		       diff, content, packs
+		FROM review_files WHERE review_id = $1 AND path = $2`, reviewID, path).
+		Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions, &f.Deletions,
+			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs)
+	if err != nil {
+		return File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
+	}
+	return f, nil
+}
+
+// SetFilePacks records which progressive-context packs a file's intent prompt used.
+func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs []string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE review_files SET packs = $3 WHERE review_id = $1 AND path = $2`,
+		reviewID, path, nonNilStrings(packs))
+	if err != nil {
+		return fmt.Errorf("set packs of %s: %w", path, err)
+	}
+	return nil
+}
