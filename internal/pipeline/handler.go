@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// Work does one ledger item's work and records its result through the
+// store (closing the item). Returning an error leaves the item pending.
+type Work func(ctx context.Context, p Payload) error
+
+// ErrPermanent marks an error that retrying cannot fix (a reply that stays
+// invalid after the repair attempt, an exhausted budget, a missing file):
+// the item is failed at once with the reason.
+var ErrPermanent = errors.New("permanent failure")
+
+// Permanent wraps err as a permanent failure.
+func Permanent(err error) error { return fmt.Errorf("%w: %w", ErrPermanent, err) }
+
+// Handler adapts a stage's Work to an asynq handler with the rules every
+// stage shares: payloads that do not decode fail permanently; a closed item
+// (duplicate delivery) does nothing but nudge the review forward; a
+// permanent error, or the last retry, fails the item with its reason and the
+// review goes on; anything else is retried.
+//
+// isRetryable errors (rate limits) are returned as they are, so the
+// server's IsFailure can keep them from counting as failures.
+func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.HandlerFunc {
+	return func(ctx context.Context, t *asynq.Task) error {
+		pl, err := DecodePayload(t)
+		if err != nil {
+			return err
+		}
+		it, err := p.Store.GetItem(ctx, pl.ReviewID, pl.Stage, pl.Item)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+		}
+		if err != nil {
+			return err
+		}
+		if it.Status != store.ItemPending {
+			return p.AfterItem(ctx, pl.ReviewID)
+		}
+		if r, err := p.Store.GetReview(ctx, pl.ReviewID); err != nil {
+			return err
+		} else if r.Status != store.StatusRunning {
+			return nil // the review ended (failed or timed out): nothing to do
+		}
+		if err := p.Store.StartItem(ctx, pl.ReviewID, pl.Stage, pl.Item); err != nil {
+			return err
+		}
+		werr := work(ctx, pl)
+		switch {
+		case werr == nil, errors.Is(werr, store.ErrItemClosed):
+			return p.AfterItem(ctx, pl.ReviewID)
+		case isRetryable != nil && isRetryable(werr):
+			return werr
+		case errors.Is(werr, ErrPermanent) || lastAttempt(ctx):
+			if err := p.Store.FailItem(ctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
+				return err
+			}
+			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
+			return p.AfterItem(ctx, pl.ReviewID)
+		default:
+			return werr
+		}
+	}
+}
+
+func lastAttempt(ctx context.Context) bool {
+	n, ok1 := asynq.GetRetryCount(ctx)
+	max, ok2 := asynq.GetMaxRetry(ctx)
+	return ok1 && ok2 && n >= max
+}

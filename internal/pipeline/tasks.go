@@ -1,0 +1,114 @@
+// Package pipeline is the glue between the stages: task payloads and type
+// names, queues, deterministic task IDs, the stage chain with its toggles,
+// and the fan-in that moves a review to its next stage exactly once.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// Payload is the body of every review task: which ledger item to work on.
+type Payload struct {
+	ReviewID string       `json:"review_id"`
+	Stage    review.Stage `json:"stage"`
+	Item     string       `json:"item"`
+}
+
+// TaskType is the permanent asynq type name of a stage's task, e.g.
+// "review:intent".
+func TaskType(stage review.Stage) string { return "review:" + string(stage) }
+
+// TaskStages lists the stages that run as tasks, in pipeline order.
+var TaskStages = []review.Stage{review.StageIntent, review.StageVerify, review.StageExpert, review.StageEval, review.StageReport}
+
+// Queue is the asynq queue a stage's tasks go to.
+func Queue(stage review.Stage) string { return "reviewfleet:" + string(stage) }
+
+// QueueWeights weights later stages higher, so that finishing reviews
+// already in flight beats starting new ones.
+func QueueWeights() map[string]int {
+	return map[string]int{
+		Queue(review.StageReport): 10,
+		Queue(review.StageEval):   8,
+		Queue(review.StageExpert): 6,
+		Queue(review.StageVerify): 4,
+		Queue(review.StageIntent): 2,
+	}
+}
+
+// TaskID is the deterministic asynq task ID of a ledger item, so that a
+// duplicate enqueue of the same item is rejected by the queue.
+func TaskID(reviewID string, stage review.Stage, item string) string {
+	return reviewID + ":" + string(stage) + ":" + item
+}
+
+// NewTask builds the task for one ledger item, carrying the caller's trace
+// context in its headers.
+func NewTask(ctx context.Context, p Payload, opts ...asynq.Option) (*asynq.Task, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode payload: %w", err)
+	}
+	headers := map[string]string{}
+	otel.GetTextMapPropagator().Inject(ctx, propagation.MapCarrier(headers))
+	base := []asynq.Option{
+		asynq.TaskID(TaskID(p.ReviewID, p.Stage, p.Item)),
+		asynq.Queue(Queue(p.Stage)),
+	}
+	return asynq.NewTaskWithHeaders(TaskType(p.Stage), body, headers, append(base, opts...)...), nil
+}
+
+// DecodePayload reads a task's payload. A payload that does not decode, or
+// whose stage does not match the task type, is a permanent failure.
+func DecodePayload(t *asynq.Task) (Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(t.Payload(), &p); err != nil {
+		return Payload{}, fmt.Errorf("decode %s payload: %v: %w", t.Type(), err, asynq.SkipRetry)
+	}
+	if p.ReviewID == "" || p.Item == "" || TaskType(p.Stage) != t.Type() {
+		return Payload{}, fmt.Errorf("malformed %s payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
+	}
+	return p, nil
+}
+
+// ExtractTrace returns ctx carrying the trace context from a task's headers.
+func ExtractTrace(ctx context.Context, t *asynq.Task) context.Context {
+	if len(t.Headers()) == 0 {
+		return ctx
+	}
+	return otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(t.Headers()))
+}
+
+// StageFromTaskType is the inverse of TaskType.
+func StageFromTaskType(typ string) (review.Stage, bool) {
+	s, ok := strings.CutPrefix(typ, "review:")
+	if !ok {
+		return "", false
+	}
+	for _, st := range TaskStages {
+		if string(st) == s {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+// RetryDelay is the backoff between attempts of a failed task: exponential
+// from 1s, capped at 30s, or the server's Retry-After for rate limits.
+func RetryDelay(n int, err error, rateLimited func(error) (time.Duration, bool)) time.Duration {
+	if d, ok := rateLimited(err); ok && d > 0 {
+		return d
+	}
+	d := time.Second << min(n, 5)
+	return min(d, 30*time.Second)
+}

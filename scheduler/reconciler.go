@@ -1,0 +1,128 @@
+// Package scheduler runs the reconciler, the fleet's safety net: it
+// re-enqueues ledger items that Postgres says are pending but that no queue
+// holds (Redis restarted or flushed, an enqueue failed after commit), moves
+// on reviews whose last handler died between finishing its item and
+// advancing, and fails reviews stalled past their deadline, with the reason.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// Inspector is the part of asynq's inspector the reconciler needs.
+type Inspector interface {
+	GetTaskInfo(queue, id string) (*asynq.TaskInfo, error)
+}
+
+// Reconciler repairs the gap between the ledger and the queues.
+type Reconciler struct {
+	Store     *store.Store
+	Pipeline  *pipeline.Pipeline
+	Inspector Inspector
+	// RequeueAfter: pending items enqueued longer ago than this are checked
+	// against the queues (and items never enqueued are enqueued).
+	RequeueAfter time.Duration
+	// OnFailed is called for each review failed for passing its deadline
+	// (e.g. to store a report saying why); may be nil.
+	OnFailed func(ctx context.Context, reviewID string)
+	Log      *slog.Logger
+}
+
+// Stats counts what one pass did.
+type Stats struct {
+	Requeued, Refreshed, Archived, Advanced, Expired int
+}
+
+// RunOnce makes one pass.
+func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
+	var st Stats
+	var errs []error
+
+	expired, err := r.Store.FailExpiredReviews(ctx)
+	errs = append(errs, err)
+	st.Expired = len(expired)
+	for _, id := range expired {
+		r.log().Warn("review failed: deadline passed", "review", id)
+		if r.OnFailed != nil {
+			r.OnFailed(ctx, id)
+		}
+	}
+
+	stalled, err := r.Store.StalledReviews(ctx, time.Second)
+	errs = append(errs, err)
+	for _, s := range stalled {
+		if err := r.Pipeline.AfterItem(ctx, s.ID); err != nil {
+			errs = append(errs, fmt.Errorf("advance stalled review %s: %w", s.ID, err))
+			continue
+		}
+		st.Advanced++
+	}
+
+	items, err := r.Store.PendingItems(ctx, r.RequeueAfter, 1000)
+	errs = append(errs, err)
+	var requeue []store.Item
+	for _, it := range items {
+		info, err := r.Inspector.GetTaskInfo(pipeline.Queue(it.Stage), pipeline.TaskID(it.ReviewID, it.Stage, it.Key))
+		switch {
+		case errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound):
+			requeue = append(requeue, it)
+		case err != nil:
+			errs = append(errs, fmt.Errorf("inspect task of %s/%s: %w", it.Stage, it.Key, err))
+		case info.State == asynq.TaskStateArchived:
+			reason := "task gave up after retries: " + info.LastErr
+			if err := r.Store.FailItem(ctx, it.ReviewID, it.Stage, it.Key, reason); err != nil && !errors.Is(err, store.ErrItemClosed) {
+				errs = append(errs, err)
+				continue
+			}
+			st.Archived++
+			errs = append(errs, r.Pipeline.AfterItem(ctx, it.ReviewID))
+		case info.State == asynq.TaskStateCompleted:
+			// Finished but the ledger still says pending: its handler died
+			// before writing. Run it again.
+			requeue = append(requeue, it)
+		default: // pending, active, scheduled, retry: the queue has it
+			errs = append(errs, r.Store.MarkEnqueued(ctx, it.ReviewID, it.Stage, []string{it.Key}))
+			st.Refreshed++
+		}
+	}
+	if len(requeue) > 0 {
+		if err := r.Pipeline.Enqueue(ctx, requeue); err != nil {
+			errs = append(errs, err)
+		}
+		st.Requeued = len(requeue)
+		r.log().Info("re-enqueued pending items", "count", len(requeue))
+	}
+	return st, errors.Join(errs...)
+}
+
+// Run makes a pass every interval until ctx is cancelled.
+func (r *Reconciler) Run(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil {
+			r.log().Warn("reconcile", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (r *Reconciler) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.Default()
+	}
+	return r.Log
+}

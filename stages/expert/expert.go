@@ -1,0 +1,182 @@
+// Package expert is the investigation stage: for each finding that survived
+// verify, a tool-using agent explores the head snapshot of the repository
+// (read-only, sandboxed) and ends with a verdict that the runtime's accept
+// gate checks against the snapshot. The run's record (stop reason, rounds,
+// tool calls, phases, tokens) is stored with the verdict.
+package expert
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/agent"
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/prompts"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// TaskType is the permanent asynq type name of expert tasks.
+const TaskType = "review:expert"
+
+// Chatter is the LLM capability the stage needs.
+type Chatter interface {
+	Chat(ctx context.Context, meta llm.Meta, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// Snapshots finds (or builds) the directory holding a review's head tree.
+type Snapshots interface {
+	Root(ctx context.Context, r store.Review) (string, error)
+}
+
+// Handler runs expert tasks.
+type Handler struct {
+	Store     *store.Store
+	LLM       Chatter
+	Prompts   *prompts.Set
+	Snapshots Snapshots
+	// Ignore reports files the review ignores; the agent's scans skip them.
+	Ignore func(path string) bool
+}
+
+// chatModel binds the LLM client to one item so the agent can call it.
+type chatModel struct {
+	c    Chatter
+	meta llm.Meta
+}
+
+func (m chatModel) Chat(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	return m.c.Chat(ctx, m.meta, req)
+}
+
+// Work handles one expert item.
+func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
+	id, err := pipeline.ParseFindingKey(p.Item)
+	if err != nil {
+		return pipeline.Permanent(err)
+	}
+	r, err := h.Store.GetReview(ctx, p.ReviewID)
+	if err != nil {
+		return err
+	}
+	cfg := pipeline.Settings(r)
+	f, err := h.Store.GetFinding(ctx, id)
+	if err != nil {
+		return pipeline.Permanent(err)
+	}
+	root, err := h.Snapshots.Root(ctx, r)
+	if err != nil {
+		return fmt.Errorf("head snapshot of review %s: %w", r.ID, err)
+	}
+	model := cfg.LLM.ModelFor(review.StageExpert)
+	task := agent.Task{
+		FindingID: f.ID, RiskType: f.RiskType, File: f.File, LineStart: f.LineStart, LineEnd: f.LineEnd,
+		Description: f.Description, Confidence: f.Confidence, Root: root,
+		SystemPrompt: h.Prompts.ExpertSystem(f.RiskType, nil),
+		Context:      h.context(ctx, r.ID, f),
+	}
+	task.SystemPrompt = h.Prompts.ExpertSystem(f.RiskType, prompts.DetectReferences(task.Context))
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Expert.RunTimeout)
+	defer cancel()
+	res, err := agent.Run(runCtx, chatModel{c: h.LLM, meta: llm.Meta{ReviewID: r.ID, Stage: string(review.StageExpert), ItemKey: p.Item, Model: model}},
+		task, agentConfig(cfg, model, h.Ignore))
+	if err != nil {
+		return err // cancelled or rate limited: retried
+	}
+	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, "budget") {
+		// A transport failure: let the task be retried rather than record a
+		// verdict built on nothing. The last attempt fails the item instead.
+		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
+	}
+	after, verdict := Apply(f.Confidence, res)
+	ev := evidence(res)
+	v := store.Verdict{
+		ReviewID: r.ID, FindingID: f.ID, Stage: review.StageExpert, Verdict: verdict,
+		ConfidenceBefore: f.Confidence, ConfidenceAfter: after, Reason: reason(res), Evidence: ev,
+		Model: model, TokensIn: res.TokensIn, TokensOut: res.TokensOut, Latency: res.Duration,
+	}
+	return h.Store.FinishVerdictItem(ctx, p.Item, v, runRecord(f.ID, res))
+}
+
+// Apply maps an agent result onto the finding's confidence. The agent's
+// confidence is how likely the finding is a real defect: a confirmed
+// verdict takes it; a refuted one caps the finding at 0.3; an inconclusive
+// one (including every run that did not end accepted) never raises it.
+func Apply(before float64, res agent.Result) (after float64, verdict string) {
+	c := review.ClampConfidence(res.Confidence)
+	switch res.Verdict {
+	case review.VerdictConfirmed:
+		return c, review.VerdictConfirmed
+	case review.VerdictRefuted:
+		return min(c, 0.3, before), review.VerdictRefuted
+	default:
+		return min(c, before), review.VerdictInconclusive
+	}
+}
+
+func agentConfig(cfg config.Config, model string, ignore func(string) bool) agent.Config {
+	ac := agent.Config{}
+	ac.Model = model
+	ac.MaxRounds = cfg.Expert.MaxRounds
+	ac.SearchBudget = cfg.Expert.SearchBudget
+	ac.GracefulExitRounds = cfg.Expert.GracefulExitRounds
+	ac.RepeatThreshold = cfg.Expert.RepeatThreshold
+	ac.MaxMissingCompletion = cfg.Expert.MaxMissingCompletion
+	ac.AcceptFailFactor = cfg.Expert.AcceptFailFactor
+	ac.IsRetryable = func(err error) bool { _, rl := llm.IsRateLimited(err); return rl }
+	ac.Ignore = ignore
+	return ac
+}
+
+func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding) string {
+	file, err := h.Store.GetFile(ctx, reviewID, f.File)
+	if err != nil {
+		return ""
+	}
+	parsed, err := diff.Parse([]byte(file.Diff))
+	if err != nil || len(parsed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, parsed[0].Numbered())
+}
+
+func reason(res agent.Result) string {
+	r := strings.TrimSpace(res.Reasoning)
+	if res.StopReason != agent.StopAccepted {
+		r = strings.TrimSpace(fmt.Sprintf("[%s] %s", res.StopReason, r))
+	}
+	return r
+}
+
+func evidence(res agent.Result) json.RawMessage {
+	items := []string{}
+	for _, c := range res.CheckResults {
+		status := "passed"
+		if !c.Passed {
+			status = "FAILED"
+		}
+		items = append(items, fmt.Sprintf("%s %s %s:%d-%d %q — %s", status, c.Kind, c.Path, c.StartLine, c.EndLine, c.Match, c.Detail))
+	}
+	b, _ := json.Marshal(items)
+	return b
+}
+
+func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
+	tools, _ := json.Marshal(res.ToolCalls)
+	phases, _ := json.Marshal(res.Phases)
+	checks, _ := json.Marshal(res.CheckResults)
+	return &store.ExpertRun{
+		FindingID: findingID, StopReason: string(res.StopReason), Rounds: res.Rounds,
+		ToolCalls: tools, Phases: phases, Checks: checks, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
+		Duration: res.Duration.Round(time.Millisecond), Error: res.Error,
+	}
+}
+

@@ -1,0 +1,240 @@
+// Package intent is the first LLM stage: for one file (or one chunk of
+// files) of a change it asks the model for candidate risks, with the diff
+// shown on explicit new-side line numbers and a prompt assembled from the
+// core instructions plus the pattern packs the diff calls for.
+package intent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/prompts"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/source"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// TaskType is the permanent asynq type name of intent tasks.
+const TaskType = "review:intent"
+
+// SchemaName names the structured-output schema of this stage.
+const SchemaName = "reviewfleet_intent"
+
+// Intent modes recorded on the review.
+const (
+	ModePerFile = "per_file"
+	ModeChunked = "chunked"
+)
+
+// ItemPayload is stored on each intent ledger row: the files it covers.
+type ItemPayload struct {
+	Mode  string   `json:"mode"`
+	Files []string `json:"files"`
+}
+
+// Structured is the LLM capability the stage needs.
+type Structured interface {
+	Structured(ctx context.Context, meta llm.Meta, req llm.StructuredRequest, out any) (llm.Usage, error)
+}
+
+// Handler runs intent tasks.
+type Handler struct {
+	Store   *store.Store
+	LLM     Structured
+	Prompts *prompts.Set
+}
+
+// reply is the schema-shaped answer of the model.
+type reply struct {
+	Findings []struct {
+		RiskType    string  `json:"risk_type"`
+		File        string  `json:"file"`
+		LineStart   int     `json:"line_start"`
+		LineEnd     int     `json:"line_end"`
+		Description string  `json:"description"`
+		Suggestion  string  `json:"suggestion"`
+		Severity    string  `json:"severity"`
+		Confidence  float64 `json:"confidence"`
+	} `json:"findings"`
+}
+
+// Work handles one intent item.
+func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
+	r, err := h.Store.GetReview(ctx, p.ReviewID)
+	if err != nil {
+		return err
+	}
+	cfg := pipeline.Settings(r)
+	it, err := h.Store.GetItem(ctx, p.ReviewID, review.StageIntent, p.Item)
+	if err != nil {
+		return err
+	}
+	var ip ItemPayload
+	if err := json.Unmarshal(it.Payload, &ip); err != nil || len(ip.Files) == 0 {
+		return pipeline.Permanent(fmt.Errorf("intent item %s has no files: %s", p.Item, it.Payload))
+	}
+	var files []store.File
+	for _, name := range ip.Files {
+		f, err := h.Store.GetFile(ctx, p.ReviewID, name)
+		if err != nil {
+			return pipeline.Permanent(err)
+		}
+		files = append(files, f)
+	}
+
+	var packs []prompts.Pack
+	for _, f := range files {
+		fp := prompts.AllPacks
+		if cfg.Harness.ProgressiveContextEnabled {
+			fp = prompts.DetectPacks(f.Path, f.Diff)
+		}
+		packs = union(packs, fp)
+		if err := h.Store.SetFilePacks(ctx, p.ReviewID, f.Path, packNames(fp)); err != nil {
+			return err
+		}
+	}
+	system := h.Prompts.IntentSystem(packs)
+	if ip.Mode == ModeChunked {
+		system = h.Prompts.IntentChunkedSystem(packs)
+	}
+	user, err := userMessage(r, files, ip.Mode == ModeChunked)
+	if err != nil {
+		return pipeline.Permanent(err)
+	}
+	var out reply
+	_, err = h.LLM.Structured(ctx,
+		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageIntent), ItemKey: p.Item, Model: cfg.LLM.ModelFor(review.StageIntent)},
+		llm.StructuredRequest{System: system, User: user, SchemaName: SchemaName,
+			Schema: h.Prompts.Schema("intent"), Temperature: float32(cfg.LLM.Temperature)},
+		&out)
+	if err != nil {
+		if llm.IsPermanent(err) {
+			return pipeline.Permanent(err)
+		}
+		return err
+	}
+	return h.Store.FinishIntentItem(ctx, p.ReviewID, p.Item, normalise(out, files))
+}
+
+// userMessage shows the model each file's diff on new-side line numbers;
+// in per-file mode it also shows the head-side content around the change.
+func userMessage(r store.Review, files []store.File, chunked bool) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Repository: %s\nChange: %s..%s\n", r.Repo, short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
+	for _, f := range files {
+		parsed, err := diff.Parse([]byte(f.Diff))
+		if err != nil || len(parsed) == 0 {
+			return "", fmt.Errorf("re-read diff of %s: %v", f.Path, err)
+		}
+		fmt.Fprintf(&b, "\n### File: %s (%s", f.Path, f.Change)
+		if f.OldPath != "" && f.OldPath != f.Path {
+			fmt.Fprintf(&b, " from %s", f.OldPath)
+		}
+		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n```\n%s```\n", f.Additions, f.Deletions, parsed[0].Numbered())
+		if !chunked && f.Content != nil {
+			fmt.Fprintf(&b, "\nHead version of %s (numbered):\n```\n%s```\n", f.Path,
+				source.Excerpt(*f.Content, f.ChangedLines, 30, 600))
+		}
+	}
+	return b.String(), nil
+}
+
+func short(ref, sha string) string {
+	if len(sha) > 12 {
+		sha = sha[:12]
+	}
+	switch {
+	case ref != "" && sha != "" && ref != sha:
+		return ref + " (" + sha + ")"
+	case ref != "":
+		return ref
+	}
+	return sha
+}
+
+// normalise turns the model's reply into findings: the file is matched to
+// the files the item covers (in per-file mode the item's file is the only
+// possible one), ranges are put in order, values are bounded.
+func normalise(out reply, files []store.File) []review.Finding {
+	var fs []review.Finding
+	for _, r := range out.Findings {
+		file, ok := matchFile(r.File, files)
+		if !ok {
+			continue
+		}
+		risk, err := review.ParseRiskType(r.RiskType)
+		if err != nil {
+			risk = review.Robustness
+		}
+		sev, err := review.ParseSeverity(r.Severity)
+		if err != nil {
+			sev = review.Medium
+		}
+		start, end := r.LineStart, r.LineEnd
+		if end == 0 {
+			end = start
+		}
+		if end < start {
+			start, end = end, start
+		}
+		desc := strings.TrimSpace(r.Description)
+		if desc == "" {
+			continue
+		}
+		fs = append(fs, review.Finding{
+			RiskType: risk, File: file, LineStart: start, LineEnd: end, Description: desc,
+			Suggestion: strings.TrimSpace(r.Suggestion), Severity: sev,
+			Confidence: review.ClampConfidence(r.Confidence),
+		})
+	}
+	return fs
+}
+
+func matchFile(name string, files []store.File) (string, bool) {
+	if len(files) == 1 {
+		return files[0].Path, true
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(name), "a/"), "b/")
+	name = strings.TrimPrefix(name, "./")
+	for _, f := range files {
+		if f.Path == name {
+			return f.Path, true
+		}
+	}
+	var hit string
+	for _, f := range files { // a bare or suffix name that matches exactly one file
+		if strings.HasSuffix(f.Path, "/"+name) || path.Base(f.Path) == name {
+			if hit != "" {
+				return "", false
+			}
+			hit = f.Path
+		}
+	}
+	return hit, hit != ""
+}
+
+func union(a, b []prompts.Pack) []prompts.Pack {
+	seen := map[prompts.Pack]bool{}
+	var out []prompts.Pack
+	for _, p := range append(append([]prompts.Pack{}, a...), b...) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func packNames(ps []prompts.Pack) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}

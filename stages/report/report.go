@@ -1,0 +1,175 @@
+// Package report is the last stage: it keeps the findings at or above the
+// confidence threshold, renders the review as Markdown, JSON and SARIF, and
+// stores all three.
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/source"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// TaskType is the permanent asynq type name of report tasks.
+const TaskType = "review:report"
+
+// Version is written into reports as the producing tool's version.
+var Version = "dev"
+
+// Handler runs report tasks.
+type Handler struct {
+	Store *store.Store
+}
+
+// Work handles the report item.
+func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
+	rep, err := Build(ctx, h.Store, p.ReviewID)
+	if err != nil {
+		return err
+	}
+	rep.Status = store.StatusDone
+	stored, err := Render(rep)
+	if err != nil {
+		return pipeline.Permanent(err)
+	}
+	return h.Store.FinishReportItem(ctx, p.Item, stored)
+}
+
+// Render renders a report in every format for storage.
+func Render(rep *render.Report) (store.Report, error) {
+	js, err := render.JSON(rep)
+	if err != nil {
+		return store.Report{}, fmt.Errorf("render json report: %w", err)
+	}
+	sarif, err := render.SARIF(rep)
+	if err != nil {
+		return store.Report{}, fmt.Errorf("render sarif report: %w", err)
+	}
+	return store.Report{ReviewID: rep.ReviewID, Markdown: render.Markdown(rep), JSON: js, SARIF: sarif}, nil
+}
+
+// Build gathers everything known about a review into a render.Report.
+func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Report, error) {
+	r, err := st.GetReview(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	cfg := pipeline.Settings(r)
+	files, err := st.ListFiles(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	findings, err := st.ListFindings(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := st.ListVerdicts(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := st.ListExpertRuns(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	failed, err := st.FailedItems(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	summary, err := st.EvalSummary(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+
+	rep := &render.Report{
+		ToolVersion: Version, ReviewID: r.ID, Repo: r.Repo, BaseRef: r.BaseRef, HeadRef: r.HeadRef,
+		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: r.Status, Error: r.Error,
+		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, CreatedAt: r.CreatedAt,
+		Threshold:   cfg.Harness.ConfidenceThreshold,
+		EvalSummary: map[review.RiskType]render.EvalCounts{},
+		Usage:       render.Usage{LLMCalls: r.LLMCalls, TokensIn: int(r.TokensIn), TokensOut: int(r.TokensOut)},
+	}
+	if r.FinishedAt != nil {
+		rep.FinishedAt = *r.FinishedAt
+	}
+	content := map[string]string{}
+	for _, f := range files {
+		if f.SkipReason != "" {
+			rep.NotReviewed = append(rep.NotReviewed, render.NotReviewed{Path: f.Path, Reason: f.SkipReason})
+		}
+		if f.Content != nil {
+			content[f.Path] = *f.Content
+		}
+	}
+	for _, it := range failed {
+		rep.FailedItems = append(rep.FailedItems, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
+	}
+	for risk, c := range summary {
+		rep.EvalSummary[risk] = render.EvalCounts{Confirmed: c.Confirmed, Disputed: c.Disputed, Uncertain: c.Uncertain}
+	}
+	trails := map[int64][]render.Verdict{}
+	for _, v := range verdicts {
+		var ev []string
+		_ = json.Unmarshal(v.Evidence, &ev)
+		trails[v.FindingID] = append(trails[v.FindingID], render.Verdict{
+			Stage: string(v.Stage), Verdict: v.Verdict, ConfidenceBefore: v.ConfidenceBefore,
+			ConfidenceAfter: v.ConfidenceAfter, Reason: v.Reason, Evidence: ev, Model: v.Model,
+		})
+	}
+	var active []render.Finding
+	for _, f := range findings {
+		rf := render.Finding{Finding: f, Trail: trails[f.ID]}
+		if run, ok := runs[f.ID]; ok {
+			rf.Expert = expertRun(run)
+		}
+		for _, l := range source.Window(content[f.File], f.LineStart, f.LineEnd, 2) {
+			rf.Code = append(rf.Code, render.CodeLine{Line: l.No, Text: l.Text})
+		}
+		switch f.Status {
+		case review.StatusActive:
+			active = append(active, rf)
+		case review.StatusDropped, review.StatusMerged:
+			rep.Dropped = append(rep.Dropped, rf)
+		}
+	}
+	overrides := map[review.RiskType]float64{}
+	for k, v := range cfg.Harness.ConfidenceOverrides {
+		overrides[review.RiskType(k)] = v
+	}
+	rep.Findings, rep.BelowThreshold = render.Select(active, rep.Threshold, overrides)
+	return rep, nil
+}
+
+func expertRun(run store.ExpertRun) *render.ExpertRun {
+	var tools map[string]int
+	_ = json.Unmarshal(run.ToolCalls, &tools)
+	total := 0
+	for _, n := range tools {
+		total += n
+	}
+	var checks []struct {
+		Kind, Path, Match, Detail string
+		StartLine                 int `json:"start_line"`
+		EndLine                   int `json:"end_line"`
+		Passed                    bool
+	}
+	_ = json.Unmarshal(run.Checks, &checks)
+	var ev []string
+	for _, c := range checks {
+		status := "✓"
+		if !c.Passed {
+			status = "✗"
+		}
+		loc := c.Path
+		if c.StartLine > 0 {
+			loc += ":" + strconv.Itoa(c.StartLine) + "-" + strconv.Itoa(c.EndLine)
+		}
+		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
+	}
+	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
+}

@@ -1,0 +1,152 @@
+// Package worker runs the asynq server that executes review tasks: one
+// handler per stage, a queue per stage with later stages weighted higher,
+// rate-limited tasks retried without counting as failures, and a small
+// HTTP server for health checks.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// Handlers holds the Work function of every task stage.
+type Handlers map[review.Stage]pipeline.Work
+
+// Worker is one member of the fleet.
+type Worker struct {
+	srv    *asynq.Server
+	mux    *asynq.ServeMux
+	cfg    config.Worker
+	health func(ctx context.Context) error
+	log    *slog.Logger
+}
+
+// New builds a worker serving every stage in handlers through p.
+func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	mux := asynq.NewServeMux()
+	mux.Use(tracing(otel.Tracer("reviewfleet/worker")))
+	for _, st := range pipeline.TaskStages {
+		work, ok := handlers[st]
+		if !ok {
+			return nil, fmt.Errorf("no handler for stage %s", st)
+		}
+		mux.Handle(pipeline.TaskType(st), p.Handler(work, isRateLimited))
+	}
+	srv := asynq.NewServer(redis, asynq.Config{
+		Concurrency:       cfg.Concurrency,
+		Queues:            pipeline.QueueWeights(),
+		TaskCheckInterval: cfg.TaskCheckInterval,
+		ShutdownTimeout:   cfg.ShutdownTimeout,
+		IsFailure:         func(err error) bool { return !isRateLimited(err) },
+		RetryDelayFunc: func(n int, err error, _ *asynq.Task) time.Duration {
+			return pipeline.RetryDelay(n, err, llm.IsRateLimited)
+		},
+		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
+			log.Warn("task error", "type", t.Type(), "payload", string(t.Payload()), "err", err)
+		}),
+		Logger:   asynqLogger{log},
+		LogLevel: asynq.WarnLevel,
+	})
+	return &Worker{srv: srv, mux: mux, cfg: cfg, health: health, log: log}, nil
+}
+
+func isRateLimited(err error) bool {
+	_, ok := llm.IsRateLimited(err)
+	return ok
+}
+
+// Run serves tasks until ctx is cancelled, then shuts down gracefully:
+// in-flight tasks get ShutdownTimeout to finish, the rest go back to their
+// queues.
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.srv.Start(w.mux); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	var hs *http.Server
+	if w.cfg.HealthAddr != "" {
+		hs = w.healthServer()
+		ln, err := net.Listen("tcp", w.cfg.HealthAddr)
+		if err != nil {
+			w.srv.Shutdown()
+			return fmt.Errorf("listen for health checks on %s: %w", w.cfg.HealthAddr, err)
+		}
+		go func() {
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				w.log.Warn("health server", "err", err)
+			}
+		}()
+	}
+	<-ctx.Done()
+	if hs != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = hs.Shutdown(sctx)
+		cancel()
+	}
+	w.srv.Shutdown()
+	return nil
+}
+
+func (w *Worker) healthServer() *http.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if w.health != nil {
+			if err := w.health(ctx); err != nil {
+				http.Error(rw, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = rw.Write([]byte("ok\n"))
+	})
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+}
+
+// tracing starts a span per task, continuing the trace carried in the
+// task's headers.
+func tracing(tr trace.Tracer) asynq.MiddlewareFunc {
+	return func(next asynq.Handler) asynq.Handler {
+		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+			ctx = pipeline.ExtractTrace(ctx, t)
+			ctx, span := tr.Start(ctx, t.Type(), trace.WithSpanKind(trace.SpanKindConsumer))
+			defer span.End()
+			if p, err := pipeline.DecodePayload(t); err == nil {
+				span.SetAttributes(attribute.String("review.id", p.ReviewID), attribute.String("review.item", p.Item))
+			}
+			err := next.ProcessTask(ctx, t)
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, err.Error())
+			}
+			return err
+		})
+	}
+}
+
+// asynqLogger sends asynq's log lines to slog.
+type asynqLogger struct{ l *slog.Logger }
+
+func (a asynqLogger) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...)) }
+func (a asynqLogger) Info(args ...any)  { a.l.Info(fmt.Sprint(args...)) }
+func (a asynqLogger) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...)) }
+func (a asynqLogger) Error(args ...any) { a.l.Error(fmt.Sprint(args...)) }
+func (a asynqLogger) Fatal(args ...any) { a.l.Error(fmt.Sprint(args...)) }
