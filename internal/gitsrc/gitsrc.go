@@ -1,0 +1,211 @@
+// Package gitsrc reads changes and snapshots out of git repositories by
+// running the git binary: it resolves revisions, produces the diff between
+// two of them, reads single files, exports a whole tree to a directory and
+// clones remote repositories. Every call takes a context that bounds the git
+// process, and git's own error output ends up in the returned error.
+package gitsrc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Errors callers can test for with errors.Is.
+var (
+	// ErrNotExist is returned, wrapped, when a file is absent at the given
+	// revision or in the work tree. It is fs.ErrNotExist, so either can be
+	// tested.
+	ErrNotExist = fs.ErrNotExist
+	// ErrUnknownRevision is returned, wrapped, when a revision does not name
+	// a commit in the repository.
+	ErrUnknownRevision = errors.New("unknown revision")
+	// ErrUnsafePath is returned, wrapped, for a path that is absolute, leaves
+	// its root through "..", or could be read as a git option.
+	ErrUnsafePath = errors.New("unsafe path")
+)
+
+// Error is a failed git command.
+type Error struct {
+	// Args are git's arguments.
+	Args []string
+	// Stderr is what git wrote to its standard error, trimmed.
+	Stderr string
+	// Err is the process error, usually an *exec.ExitError.
+	Err error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("git %s: %v", strings.Join(e.Args, " "), e.Err)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
+	}
+	return msg
+}
+
+// Unwrap returns the process error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// maxStderr bounds how much of git's standard error is kept for messages.
+const maxStderr = 4 << 10
+
+// waitDelay is how long a killed git may keep its output pipes open.
+const waitDelay = 5 * time.Second
+
+// command prepares git with args in dir. Prompts are disabled so that a
+// missing credential fails instead of hanging, and messages are in English
+// so that they read the same in every log.
+func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+// run runs git with args in dir and returns its standard output.
+func run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := command(ctx, dir, args...)
+	var stdout bytes.Buffer
+	stderr := &limitedBuffer{limit: maxStderr}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if err := cmd.Run(); err != nil {
+		return nil, commandError(ctx, args, stderr, err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// commandError builds the error for a failed git run, preferring the
+// context's error when the context ended the process.
+func commandError(ctx context.Context, args []string, stderr *limitedBuffer, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), ctxErr)
+	}
+	return &Error{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+}
+
+// exitCode returns the exit status in err, or -1.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// limitedBuffer keeps the first limit bytes written to it.
+type limitedBuffer struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+// Write implements io.Writer; it never fails.
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// String returns what was kept.
+func (b *limitedBuffer) String() string { return b.buf.String() }
+
+// checkRev rejects revisions git could read as options or that cannot be
+// passed through its line-based interfaces.
+func checkRev(rev string) error {
+	switch {
+	case rev == "":
+		return fmt.Errorf("empty revision: %w", ErrUnknownRevision)
+	case strings.HasPrefix(rev, "-"):
+		return fmt.Errorf("revision %q starts with '-': %w", rev, ErrUnsafePath)
+	case strings.ContainsAny(rev, "\x00\n\r"):
+		return fmt.Errorf("revision %q contains a control character: %w", rev, ErrUnsafePath)
+	}
+	return nil
+}
+
+// ResolveRev returns the full commit id that rev (a branch, tag, sha,
+// "HEAD~2", …) names in the repository at repoDir. A revision that names no
+// commit gives an error wrapping ErrUnknownRevision.
+func ResolveRev(ctx context.Context, repoDir, rev string) (string, error) {
+	if err := checkRev(rev); err != nil {
+		return "", fmt.Errorf("resolve revision in %s: %w", repoDir, err)
+	}
+	out, err := run(ctx, repoDir, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		// --quiet makes an unknown revision a silent exit 1; other failures
+		// (not a repository, …) keep git's message.
+		var ge *Error
+		if errors.As(err, &ge) && exitCode(err) == 1 && ge.Stderr == "" {
+			return "", fmt.Errorf("resolve revision %q in %s: %w", rev, repoDir, ErrUnknownRevision)
+		}
+		return "", fmt.Errorf("resolve revision %q in %s: %w", rev, repoDir, err)
+	}
+	sha := strings.TrimSpace(string(out))
+	if len(sha) < 40 {
+		return "", fmt.Errorf("resolve revision %q in %s: unexpected output %q", rev, repoDir, sha)
+	}
+	return sha, nil
+}
+
+// IsRepo reports whether dir is the top level of a git work tree or a bare
+// repository. A subdirectory of a work tree is not a repository here: the
+// other functions of this package expect paths relative to the top level.
+func IsRepo(ctx context.Context, dir string) bool {
+	out, err := run(ctx, dir, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		return false
+	}
+	bare, gitDir, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if bare == "true" {
+		return samePath(gitDir, dir)
+	}
+	// --show-toplevel fails inside a .git directory, which is no work tree.
+	out, err = run(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	return err == nil && samePath(strings.TrimSpace(string(out)), dir)
+}
+
+// samePath reports whether a and b name the same directory.
+func samePath(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	absA, errA := filepath.Abs(ra)
+	absB, errB := filepath.Abs(rb)
+	return errA == nil && errB == nil && absA == absB
+}
+
+// Clone clones the repository at url into destDir, which must not exist or
+// be empty. The clone is partial (--filter=blob:none): every commit and tree
+// is fetched, so any two revisions can be diffed, while file contents are
+// fetched from the remote when first needed. No work tree is checked out.
+// Only the http(s), ssh, git and file transports are allowed.
+func Clone(ctx context.Context, url, destDir string) error {
+	if url == "" || strings.HasPrefix(url, "-") || strings.ContainsAny(url, "\x00\n\r") {
+		return fmt.Errorf("clone %q: %w", url, ErrUnsafePath)
+	}
+	args := []string{
+		"-c", "protocol.allow=never",
+		"-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
+		"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always",
+		"-c", "protocol.file.allow=always",
+		"clone", "--quiet", "--no-checkout", "--filter=blob:none", "--", url, destDir,
+	}
+	if _, err := run(ctx, "", nil, args...); err != nil {
+		return fmt.Errorf("clone %s into %s: %w", url, destDir, err)
+	}
+	return nil
+}
