@@ -1,0 +1,350 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// JSON encodes the report in the documented schema (SCHEMA.md, version
+// SchemaVersion): snake_case keys, times in RFC 3339 UTC to the second (null
+// when unset), arrays always present and never null, object keys in a fixed
+// order, two-space indentation and a final newline. The same report always
+// encodes to the same bytes. It fails on a nil report, a report of another
+// schema version, or a non-finite number.
+func JSON(r *Report) ([]byte, error) {
+	if r == nil {
+		return nil, fmt.Errorf("encode report: nil report")
+	}
+	if r.SchemaVersion != 0 && r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("encode report %s: schema version %d, this encoder writes %d", r.ReviewID, r.SchemaVersion, SchemaVersion)
+	}
+	if err := checkFinite(r); err != nil {
+		return nil, fmt.Errorf("encode report %s: %w", r.ReviewID, err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(toJSON(r)); err != nil {
+		return nil, fmt.Errorf("encode report %s: %w", r.ReviewID, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeJSON reads a report written by JSON. It rejects documents of another
+// schema version; unknown keys are ignored so that additions stay readable.
+// Findings get the report's review ID.
+func DecodeJSON(data []byte) (*Report, error) {
+	var j jsonReport
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("decode report: %w", err)
+	}
+	if j.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("decode report: schema_version %d, want %d", j.SchemaVersion, SchemaVersion)
+	}
+	created, err := parseTime(j.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("decode report created_at: %w", err)
+	}
+	finished, err := parseTime(j.FinishedAt)
+	if err != nil {
+		return nil, fmt.Errorf("decode report finished_at: %w", err)
+	}
+	r := &Report{
+		SchemaVersion:  j.SchemaVersion,
+		ToolVersion:    j.ToolVersion,
+		ReviewID:       j.ReviewID,
+		Repo:           j.Repo,
+		BaseRef:        j.BaseRef,
+		HeadRef:        j.HeadRef,
+		BaseSHA:        j.BaseSHA,
+		HeadSHA:        j.HeadSHA,
+		Status:         j.Status,
+		Error:          j.Error,
+		IntentMode:     j.IntentMode,
+		SkippedStages:  nonNil(j.SkippedStages),
+		CreatedAt:      created,
+		FinishedAt:     finished,
+		Threshold:      j.Threshold,
+		Findings:       fromJSONFindings(j.Findings, j.ReviewID),
+		BelowThreshold: fromJSONFindings(j.BelowThreshold, j.ReviewID),
+		Dropped:        fromJSONFindings(j.Dropped, j.ReviewID),
+		NotReviewed:    make([]NotReviewed, len(j.NotReviewed)),
+		FailedItems:    make([]FailedItem, len(j.FailedItems)),
+		EvalSummary:    make(map[review.RiskType]EvalCounts, len(j.EvalSummary)),
+		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut},
+	}
+	for i, n := range j.NotReviewed {
+		r.NotReviewed[i] = NotReviewed(n)
+	}
+	for i, f := range j.FailedItems {
+		r.FailedItems[i] = FailedItem(f)
+	}
+	for rt, c := range j.EvalSummary {
+		r.EvalSummary[review.RiskType(rt)] = EvalCounts(c)
+	}
+	return r, nil
+}
+
+type jsonReport struct {
+	SchemaVersion  int                       `json:"schema_version"`
+	ToolVersion    string                    `json:"tool_version"`
+	ReviewID       string                    `json:"review_id"`
+	Repo           string                    `json:"repo"`
+	BaseRef        string                    `json:"base_ref"`
+	HeadRef        string                    `json:"head_ref"`
+	BaseSHA        string                    `json:"base_sha"`
+	HeadSHA        string                    `json:"head_sha"`
+	Status         string                    `json:"status"`
+	Error          string                    `json:"error"`
+	IntentMode     string                    `json:"intent_mode"`
+	SkippedStages  []string                  `json:"skipped_stages"`
+	CreatedAt      *string                   `json:"created_at"`
+	FinishedAt     *string                   `json:"finished_at"`
+	Threshold      float64                   `json:"threshold"`
+	Findings       []jsonFinding             `json:"findings"`
+	BelowThreshold []jsonFinding             `json:"below_threshold"`
+	Dropped        []jsonFinding             `json:"dropped"`
+	NotReviewed    []jsonNotReviewed         `json:"not_reviewed"`
+	FailedItems    []jsonFailedItem          `json:"failed_items"`
+	EvalSummary    map[string]jsonEvalCounts `json:"eval_summary"`
+	Usage          jsonUsage                 `json:"usage"`
+}
+
+type jsonFinding struct {
+	ID          int64         `json:"id"`
+	RiskType    string        `json:"risk_type"`
+	Severity    string        `json:"severity"`
+	File        string        `json:"file"`
+	LineStart   int           `json:"line_start"`
+	LineEnd     int           `json:"line_end"`
+	Confidence  float64       `json:"confidence"`
+	Description string        `json:"description"`
+	Suggestion  string        `json:"suggestion"`
+	Status      string        `json:"status"`
+	DropReason  string        `json:"drop_reason"`
+	MergedInto  int64         `json:"merged_into"`
+	Code        []jsonCode    `json:"code"`
+	Trail       []jsonVerdict `json:"trail"`
+	Expert      *jsonExpert   `json:"expert"`
+}
+
+type jsonCode struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+type jsonVerdict struct {
+	Stage            string   `json:"stage"`
+	Verdict          string   `json:"verdict"`
+	ConfidenceBefore float64  `json:"confidence_before"`
+	ConfidenceAfter  float64  `json:"confidence_after"`
+	Reason           string   `json:"reason"`
+	Evidence         []string `json:"evidence"`
+	Model            string   `json:"model"`
+}
+
+type jsonExpert struct {
+	StopReason string   `json:"stop_reason"`
+	Rounds     int      `json:"rounds"`
+	ToolCalls  int      `json:"tool_calls"`
+	Evidence   []string `json:"evidence"`
+}
+
+type jsonNotReviewed struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+type jsonFailedItem struct {
+	Stage   string `json:"stage"`
+	ItemKey string `json:"item_key"`
+	Error   string `json:"error"`
+}
+
+type jsonEvalCounts struct {
+	Confirmed int `json:"confirmed"`
+	Disputed  int `json:"disputed"`
+	Uncertain int `json:"uncertain"`
+}
+
+type jsonUsage struct {
+	LLMCalls  int `json:"llm_calls"`
+	TokensIn  int `json:"tokens_in"`
+	TokensOut int `json:"tokens_out"`
+}
+
+func toJSON(r *Report) jsonReport {
+	j := jsonReport{
+		SchemaVersion:  SchemaVersion,
+		ToolVersion:    r.ToolVersion,
+		ReviewID:       r.ReviewID,
+		Repo:           r.Repo,
+		BaseRef:        r.BaseRef,
+		HeadRef:        r.HeadRef,
+		BaseSHA:        r.BaseSHA,
+		HeadSHA:        r.HeadSHA,
+		Status:         r.Status,
+		Error:          r.Error,
+		IntentMode:     r.IntentMode,
+		SkippedStages:  nonNil(r.SkippedStages),
+		CreatedAt:      formatTime(r.CreatedAt),
+		FinishedAt:     formatTime(r.FinishedAt),
+		Threshold:      r.Threshold,
+		Findings:       toJSONFindings(r.Findings),
+		BelowThreshold: toJSONFindings(r.BelowThreshold),
+		Dropped:        toJSONFindings(r.Dropped),
+		NotReviewed:    make([]jsonNotReviewed, len(r.NotReviewed)),
+		FailedItems:    make([]jsonFailedItem, len(r.FailedItems)),
+		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
+		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut},
+	}
+	for i, n := range r.NotReviewed {
+		j.NotReviewed[i] = jsonNotReviewed(n)
+	}
+	for i, f := range r.FailedItems {
+		j.FailedItems[i] = jsonFailedItem(f)
+	}
+	for rt, c := range r.EvalSummary {
+		j.EvalSummary[string(rt)] = jsonEvalCounts(c)
+	}
+	return j
+}
+
+func toJSONFindings(fs []Finding) []jsonFinding {
+	out := make([]jsonFinding, len(fs))
+	for i, f := range fs {
+		jf := jsonFinding{
+			ID:          f.ID,
+			RiskType:    string(f.RiskType),
+			Severity:    string(f.Severity),
+			File:        f.File,
+			LineStart:   f.LineStart,
+			LineEnd:     f.LineEnd,
+			Confidence:  f.Confidence,
+			Description: f.Description,
+			Suggestion:  f.Suggestion,
+			Status:      string(f.Status),
+			DropReason:  f.DropReason,
+			MergedInto:  f.MergedInto,
+			Code:        make([]jsonCode, len(f.Code)),
+			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
+		}
+		for k, c := range f.Code {
+			jf.Code[k] = jsonCode(c)
+		}
+		for _, v := range orderedTrail(f.Trail) {
+			jf.Trail = append(jf.Trail, jsonVerdict{
+				Stage:            v.Stage,
+				Verdict:          v.Verdict,
+				ConfidenceBefore: v.ConfidenceBefore,
+				ConfidenceAfter:  v.ConfidenceAfter,
+				Reason:           v.Reason,
+				Evidence:         nonNil(v.Evidence),
+				Model:            v.Model,
+			})
+		}
+		if x := f.Expert; x != nil {
+			jf.Expert = &jsonExpert{StopReason: x.StopReason, Rounds: x.Rounds, ToolCalls: x.ToolCalls, Evidence: nonNil(x.Evidence)}
+		}
+		out[i] = jf
+	}
+	return out
+}
+
+func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
+	out := make([]Finding, len(js))
+	for i, j := range js {
+		f := Finding{
+			Finding: review.Finding{
+				ID:          j.ID,
+				ReviewID:    reviewID,
+				RiskType:    review.RiskType(j.RiskType),
+				File:        j.File,
+				LineStart:   j.LineStart,
+				LineEnd:     j.LineEnd,
+				Description: j.Description,
+				Suggestion:  j.Suggestion,
+				Severity:    review.Severity(j.Severity),
+				Confidence:  j.Confidence,
+				Status:      review.FindingStatus(j.Status),
+				DropReason:  j.DropReason,
+				MergedInto:  j.MergedInto,
+			},
+			Code:  make([]CodeLine, len(j.Code)),
+			Trail: make([]Verdict, len(j.Trail)),
+		}
+		for k, c := range j.Code {
+			f.Code[k] = CodeLine(c)
+		}
+		for k, v := range j.Trail {
+			f.Trail[k] = Verdict{
+				Stage:            v.Stage,
+				Verdict:          v.Verdict,
+				ConfidenceBefore: v.ConfidenceBefore,
+				ConfidenceAfter:  v.ConfidenceAfter,
+				Reason:           v.Reason,
+				Evidence:         nonNil(v.Evidence),
+				Model:            v.Model,
+			}
+		}
+		if x := j.Expert; x != nil {
+			f.Expert = &ExpertRun{StopReason: x.StopReason, Rounds: x.Rounds, ToolCalls: x.ToolCalls, Evidence: nonNil(x.Evidence)}
+		}
+		out[i] = f
+	}
+	return out
+}
+
+func formatTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339)
+	return &s
+}
+
+func parseTime(s *string) (time.Time, error) {
+	if s == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, *s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse time %q: %w", *s, err)
+	}
+	return t.UTC(), nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// checkFinite reports the first NaN or infinite number in the report, which
+// JSON cannot represent.
+func checkFinite(r *Report) error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	if bad(r.Threshold) {
+		return fmt.Errorf("threshold is %v", r.Threshold)
+	}
+	for _, list := range [][]Finding{r.Findings, r.BelowThreshold, r.Dropped} {
+		for _, f := range list {
+			if bad(f.Confidence) {
+				return fmt.Errorf("finding %d: confidence is %v", f.ID, f.Confidence)
+			}
+			for _, v := range f.Trail {
+				if bad(v.ConfidenceBefore) || bad(v.ConfidenceAfter) {
+					return fmt.Errorf("finding %d: %s verdict confidence is %v→%v", f.ID, v.Stage, v.ConfidenceBefore, v.ConfidenceAfter)
+				}
+			}
+		}
+	}
+	return nil
+}

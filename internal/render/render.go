@@ -1,0 +1,135 @@
+// Package render turns a finished review into the documents people and tools
+// read: a Markdown report for humans, a JSON document with a stable schema
+// (see SCHEMA.md) for storage and scripts, and SARIF 2.1.0 for code-scanning
+// integrations. It also decides which findings are reported (Select).
+//
+// Rendering is pure: the caller gathers everything into a Report first.
+package render
+
+import (
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// SchemaVersion is the version of the JSON report schema this package
+// writes and reads. It changes only when a change would break a reader.
+const SchemaVersion = 1
+
+// Report is everything the report stage knows about one review.
+type Report struct {
+	// SchemaVersion is written as schema_version; 0 means SchemaVersion.
+	SchemaVersion int
+	// ToolVersion is the reviewfleet version that produced the report; it
+	// becomes the SARIF driver version ("dev" when empty).
+	ToolVersion string
+	// ReviewID identifies the review.
+	ReviewID string
+	// Repo names the reviewed repository (a path, URL or owner/name).
+	Repo string
+	// BaseRef and HeadRef are the refs as the user gave them.
+	BaseRef, HeadRef string
+	// BaseSHA and HeadSHA are the resolved commits.
+	BaseSHA, HeadSHA string
+	// Status is the review's final status; Error explains a failure.
+	Status, Error string
+	// IntentMode is "per_file" or "chunked".
+	IntentMode string
+	// SkippedStages lists the stages disabled by configuration.
+	SkippedStages []string
+	// CreatedAt and FinishedAt bound the review; a zero FinishedAt means the
+	// review has not finished.
+	CreatedAt, FinishedAt time.Time
+	// Threshold is the confidence at or above which findings are reported.
+	Threshold float64
+	// Findings are the reported findings, as chosen by Select.
+	Findings []Finding
+	// BelowThreshold are active findings under the threshold, listed briefly.
+	BelowThreshold []Finding
+	// Dropped are the findings the manager dropped or merged, with Status,
+	// DropReason and MergedInto set.
+	Dropped []Finding
+	// NotReviewed lists changed files the review did not look at.
+	NotReviewed []NotReviewed
+	// FailedItems lists work items a stage could not complete.
+	FailedItems []FailedItem
+	// EvalSummary counts eval-gate verdicts per risk type.
+	EvalSummary map[review.RiskType]EvalCounts
+	// Usage is the review's LLM consumption.
+	Usage Usage
+}
+
+// Finding is a finding with what the report shows about it.
+type Finding struct {
+	review.Finding
+	// Code holds the cited new-side lines with a line or two of context, in
+	// line order.
+	Code []CodeLine
+	// Trail holds the stage verdicts: verify, expert, eval.
+	Trail []Verdict
+	// Expert describes the expert agent's run, or is nil when none ran.
+	Expert *ExpertRun
+}
+
+// CodeLine is one new-side source line.
+type CodeLine struct {
+	Line int
+	Text string
+}
+
+// Verdict is one stage's judgement of a finding.
+type Verdict struct {
+	Stage            string
+	Verdict          string
+	ConfidenceBefore float64
+	ConfidenceAfter  float64
+	Reason           string
+	Evidence         []string
+	Model            string
+}
+
+// ExpertRun summarises the expert agent's run on a finding.
+type ExpertRun struct {
+	StopReason string
+	Rounds     int
+	ToolCalls  int
+	Evidence   []string
+}
+
+// NotReviewed is a changed file the review skipped, with why (binary,
+// ignored, too_large, lock_file, …).
+type NotReviewed struct {
+	Path   string
+	Reason string
+}
+
+// FailedItem is a work item a stage gave up on.
+type FailedItem struct {
+	Stage   string
+	ItemKey string
+	Error   string
+}
+
+// EvalCounts counts eval-gate verdicts.
+type EvalCounts struct {
+	Confirmed, Disputed, Uncertain int
+}
+
+// Usage is LLM consumption.
+type Usage struct {
+	LLMCalls, TokensIn, TokensOut int
+}
+
+// stageOrder ranks the stages a trail may hold so trails always read
+// verify → expert → eval; unknown stages go last in their given order.
+func stageOrder(stage string) int {
+	switch review.Stage(stage) {
+	case review.StageVerify:
+		return 0
+	case review.StageExpert:
+		return 1
+	case review.StageEval:
+		return 2
+	}
+	return 3
+}
