@@ -188,11 +188,12 @@ func Default() Config {
 		},
 		Intent: Intent{
 			ChunkFilesThreshold: 15, ChunkCharsThreshold: 150_000, ChunkMaxFiles: 6,
-			ChunkMaxChars: 40_000, MaxFileDiffChars: 100_000, MaxFileBytes: 1 << 20,
+			ChunkMaxChars: 40_000, MaxFileDiffChars: 100_000, MaxFileBytes: 1 << 20, Ignore: []string{},
 		},
 		Manager: Manager{
 			AnchorWindow: 5, MergeSimilarity: 0.5, MergeLineDistance: 3,
 			MaxPerFile: 5, MaxPerRiskType: 8, MaxTotal: 15,
+			TypeWeights: map[string]float64{}, SeverityWeights: map[string]float64{},
 		},
 		Expert: Expert{
 			MaxRounds: 22, SearchBudget: 12, GracefulExitRounds: 2, RepeatThreshold: 3,
