@@ -1,0 +1,134 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Chat sends one chat completion request on behalf of meta. It sets
+// req.Model to meta.Model when empty, and for every HTTP attempt waits on the
+// limiter, reserves budget, calls the endpoint and records the attempt.
+// 5xx, 408, 409, 429 and network errors are retried up to Config.MaxAttempts
+// times, honouring Retry-After. A call that stays rate limited returns a
+// *RateLimitError; rate-limit headers also pause the limiter.
+func (c *Client) Chat(ctx context.Context, meta Meta, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	resp, _, err := c.call(ctx, meta, req, nil)
+	return resp, err
+}
+
+// replyCheck inspects a successful reply; an error marks the attempt's
+// record "invalid_reply" and is returned from call unchanged.
+type replyCheck func(openai.ChatCompletionResponse) error
+
+// callStats sums what the attempts of one call used.
+type callStats struct {
+	attempts            int
+	tokensIn, tokensOut int
+	latency             time.Duration
+}
+
+// request is one prepared call: the request and what every attempt shares.
+type request struct {
+	meta  Meta
+	req   openai.ChatCompletionRequest
+	hash  string
+	body  json.RawMessage
+	est   int
+	check replyCheck
+}
+
+func (c *Client) call(ctx context.Context, meta Meta, req openai.ChatCompletionRequest, check replyCheck) (openai.ChatCompletionResponse, callStats, error) {
+	var stats callStats
+	r, err := c.prepare(meta, req, check)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, stats, err
+	}
+	ctx, span := c.startSpan(ctx, r.meta)
+	resp, err := c.attempts(ctx, r, &stats)
+	c.endSpan(span, stats, err)
+	return resp, stats, err
+}
+
+// prepare validates and completes req and computes what attempts share.
+func (c *Client) prepare(meta Meta, req openai.ChatCompletionRequest, check replyCheck) (*request, error) {
+	if meta.Model == "" {
+		meta.Model = req.Model
+	}
+	if meta.Model == "" {
+		return nil, fmt.Errorf("chat completion for stage %q: Meta.Model is required: %w", meta.Stage, ErrInvalidRequest)
+	}
+	if req.Model == "" {
+		req.Model = meta.Model
+	}
+	if req.Stream {
+		return nil, fmt.Errorf("chat completion for stage %q: streaming is not supported: %w", meta.Stage, ErrInvalidRequest)
+	}
+	hash, err := PromptHash(req)
+	if err != nil {
+		return nil, fmt.Errorf("chat completion for stage %q: %w: %w", meta.Stage, ErrInvalidRequest, err)
+	}
+	r := &request{meta: meta, req: req, hash: hash, est: estimateTokens(req), check: check}
+	if !c.cfg.OmitBodies {
+		if r.body, err = json.Marshal(req); err != nil {
+			return nil, fmt.Errorf("chat completion for stage %q: encode request: %w: %w", meta.Stage, ErrInvalidRequest, err)
+		}
+	}
+	return r, nil
+}
+
+// attempts runs HTTP attempts until one succeeds, a permanent error occurs
+// or the attempts are exhausted.
+func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (openai.ChatCompletionResponse, error) {
+	for n := 1; ; n++ {
+		res := c.attempt(ctx, r)
+		if res.sent {
+			stats.attempts++
+		}
+		stats.tokensIn += res.tokensIn
+		stats.tokensOut += res.tokensOut
+		stats.latency += res.latency
+		if res.err == nil {
+			return res.resp, nil
+		}
+		fail := func() error {
+			err := fmt.Errorf("chat completion for stage %q (model %s, attempt %d of %d): %w",
+				r.meta.Stage, r.meta.Model, n, c.cfg.MaxAttempts, res.err)
+			if res.status == http.StatusTooManyRequests {
+				ra := res.retryAfter
+				if !res.hasRetryAfter {
+					ra = DefaultRateLimitDelay
+				}
+				return &RateLimitError{RetryAfter: ra, Err: err}
+			}
+			return err
+		}
+		if !res.retryable || n >= c.cfg.MaxAttempts {
+			return openai.ChatCompletionResponse{}, fail()
+		}
+		wait := c.backoff(n)
+		if res.hasRetryAfter {
+			if res.retryAfter > c.cfg.MaxRetryWait {
+				return openai.ChatCompletionResponse{}, fail()
+			}
+			wait = res.retryAfter
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return openai.ChatCompletionResponse{}, fmt.Errorf("chat completion for stage %q: wait before attempt %d: %w", r.meta.Stage, n+1, err)
+		}
+	}
+}
+
+// backoff is the jittered pause after failed attempt n (1-based).
+func (c *Client) backoff(n int) time.Duration {
+	d := c.cfg.RetryBackoff << min(n-1, 20)
+	if d <= 0 || d > c.cfg.MaxRetryWait {
+		d = c.cfg.MaxRetryWait
+	}
+	return d/2 + rand.N(d/2+1)
+}

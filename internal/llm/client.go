@@ -1,0 +1,141 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Client calls an OpenAI-compatible chat completion endpoint. It is safe for
+// concurrent use; build one per worker and share it between goroutines.
+type Client struct {
+	cfg      Config
+	api      *openai.Client
+	http     *http.Client
+	limiter  Limiter
+	recorder Recorder
+	budget   Budget
+	tracer   trace.Tracer
+	logger   *slog.Logger
+	sleep    func(ctx context.Context, d time.Duration) error
+}
+
+// Meta says who is calling. Model is required; the other fields identify the
+// call in records, budgets and traces.
+type Meta struct {
+	ReviewID, Stage, ItemKey, Model string
+}
+
+// New builds a Client. It returns ErrNotConfigured when cfg.BaseURL is empty.
+func New(cfg Config, opts ...Option) (*Client, error) {
+	if strings.TrimSpace(cfg.BaseURL) == "" {
+		return nil, ErrNotConfigured
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("LLM base URL %q: want an http(s) URL such as https://api.openai.com/v1", cfg.BaseURL)
+	}
+	if cfg.Timeout < 0 || cfg.MaxAttempts < 0 || cfg.RetryBackoff < 0 || cfg.MaxRetryWait < 0 {
+		return nil, fmt.Errorf("LLM config: timeout, max attempts, retry backoff and max retry wait must not be negative")
+	}
+	cfg = cfg.withDefaults()
+
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	hc := o.httpClient
+	if hc == nil {
+		hc = newHTTPClient(cfg.Timeout)
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = captureDoer{inner: hc}
+
+	c := &Client{
+		cfg:      cfg,
+		api:      openai.NewClientWithConfig(oc),
+		http:     hc,
+		limiter:  o.limiter,
+		recorder: o.recorder,
+		budget:   o.budget,
+		tracer:   o.tracer,
+		logger:   o.logger,
+		sleep:    sleepCtx,
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	return c, nil
+}
+
+// CloseIdleConnections releases idle keep-alive connections to the endpoint.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// newHTTPClient builds a client whose connection setup is bounded; the
+// whole request is bounded per attempt through its context.
+func newHTTPClient(timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ExpectContinueTimeout: time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   32,
+		ForceAttemptHTTP2:     true,
+	}}
+}
+
+// exchange is what the HTTP layer saw during one attempt. go-openai keeps
+// response headers only on success, so captureDoer stores them here.
+type exchange struct {
+	sent   bool
+	status int
+	header http.Header
+}
+
+type exchangeKey struct{}
+
+// captureDoer records the status and headers of every response into the
+// exchange carried by the request context.
+type captureDoer struct{ inner *http.Client }
+
+// Do sends req and notes the response status and headers.
+func (d captureDoer) Do(req *http.Request) (*http.Response, error) {
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if ex != nil {
+		ex.sent = true
+	}
+	resp, err := d.inner.Do(req)
+	if ex != nil && resp != nil {
+		ex.status = resp.StatusCode
+		ex.header = resp.Header.Clone()
+	}
+	return resp, err
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

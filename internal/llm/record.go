@@ -1,0 +1,87 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Record statuses.
+const (
+	StatusOK             = "ok"
+	StatusRateLimited    = "rate_limited"
+	StatusError          = "error"
+	StatusInvalidReply   = "invalid_reply"
+	StatusBudgetExceeded = "budget_exceeded"
+)
+
+// HTTPStatus is the record status of an HTTP error reply, such as "http_500".
+func HTTPStatus(code int) string { return fmt.Sprintf("http_%d", code) }
+
+// Recorder stores call records, typically in the llm_calls table.
+type Recorder interface {
+	RecordLLMCall(ctx context.Context, r CallRecord) error
+}
+
+// CallRecord describes one HTTP attempt, or one call refused before the
+// network (budget exceeded, limiter wait cancelled).
+type CallRecord struct {
+	ReviewID, Stage, ItemKey, Model string
+	// PromptHash is the hex SHA-256 of the canonical request: model,
+	// messages, tools and response format. Equal prompts hash equally.
+	PromptHash string
+	// Status is "ok", "rate_limited", "http_<code>", "error",
+	// "invalid_reply" or "budget_exceeded".
+	Status string
+	// Error is the error message when Status is not "ok".
+	Error string
+	// TokensIn and TokensOut are the usage the server reported, or
+	// estimates when it reported none.
+	TokensIn, TokensOut int
+	Latency             time.Duration
+	// Request and Response are the JSON bodies (Response is empty when no
+	// reply was decoded); both are empty when Config.OmitBodies is set.
+	Request, Response json.RawMessage
+	StartedAt         time.Time
+}
+
+// PromptHash returns the hex SHA-256 of req's canonical form: model,
+// messages, tools, tool choice and response format (including the schema),
+// with object keys sorted and insignificant whitespace removed.
+func PromptHash(req openai.ChatCompletionRequest) (string, error) {
+	canon := struct {
+		Model          string                               `json:"model"`
+		Messages       []openai.ChatCompletionMessage       `json:"messages"`
+		Tools          []openai.Tool                        `json:"tools,omitempty"`
+		ToolChoice     any                                  `json:"tool_choice,omitempty"`
+		ResponseFormat *openai.ChatCompletionResponseFormat `json:"response_format,omitempty"`
+	}{req.Model, req.Messages, req.Tools, req.ToolChoice, req.ResponseFormat}
+	raw, err := json.Marshal(canon)
+	if err != nil {
+		return "", fmt.Errorf("encode request for hashing: %w", err)
+	}
+	norm, err := canonicalJSON(raw)
+	if err != nil {
+		return "", fmt.Errorf("canonicalise request for hashing: %w", err)
+	}
+	sum := sha256.Sum256(norm)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// canonicalJSON re-encodes raw with sorted keys and no extra whitespace,
+// keeping numbers exactly as written.
+func canonicalJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
