@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"testing"
+)
+
+func TestAcceptGateChecks(t *testing.T) {
+	t.Parallel()
+	root := sampleRepo(t)
+	sb, err := newSandbox(root, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &facts{}
+	f.add(toolReadFile, "internal/auth/session.go lines 9-11 of 18\n9: func (s *Store) Lookup(id string) *Session {\n10: \tsess := s.byID[id]\n11: \treturn sess\n")
+	f.add(toolGrep, "1 matching lines in 1 files\ninternal/auth/handler.go:4: \ts.Touch(id)\n")
+	const file = "internal/auth/session.go"
+	tests := []struct {
+		name   string
+		check  Check
+		passed bool
+		detail string
+	}{
+		{"file exists", Check{Kind: CheckFileExists, Path: file}, true, file + " exists"},
+		{"file missing", Check{Kind: CheckFileExists, Path: "nope.go"}, false, "no such file or directory: nope.go"},
+		{"file outside", Check{Kind: CheckFileExists, Path: "../x"}, false, msgEscape},
+		{"quote in range", Check{Kind: CheckContentContains, Path: file, StartLine: 9, EndLine: 11, Match: "sess := s.byID[id]"}, true, "found in " + file + " lines 9-11"},
+		{"quote across lines, reindented", Check{Kind: CheckContentContains, Path: file, StartLine: 10, EndLine: 11, Match: "sess := s.byID[id] return sess"}, true, "found in " + file + " lines 10-11"},
+		{"quote outside the range", Check{Kind: CheckContentContains, Path: file, StartLine: 1, EndLine: 5, Match: "sess := s.byID[id]"}, false, "not found in " + file + " lines 1-5"},
+		{"single line", Check{Kind: CheckContentContains, Path: file, StartLine: 10, Match: "s.byID[id]"}, true, "found in " + file + " lines 10-10"},
+		{"whole file", Check{Kind: CheckContentContains, Path: file, Match: "sess.Expires.Add(ttl)"}, true, "found in " + file + " lines 1-18"},
+		{"end clamped", Check{Kind: CheckContentContains, Path: file, StartLine: 17, EndLine: 99, Match: "Add(ttl)"}, true, "found in " + file + " lines 17-18"},
+		{"invented quote", Check{Kind: CheckContentContains, Path: file, Match: "if sess == nil"}, false, "not found in " + file + " lines 1-18"},
+		{"range past the end", Check{Kind: CheckContentContains, Path: file, StartLine: 40, EndLine: 41, Match: "abc"}, false, "lines 40-41 are outside " + file + " (18 lines)"},
+		{"tool fact with line numbers", Check{Kind: CheckToolFact, Match: "10: sess := s.byID[id]"}, true, "the match appears in a tool result of this run"},
+		{"tool fact across lines", Check{Kind: CheckToolFact, Match: "sess := s.byID[id]\n  return sess"}, true, "the match appears in a tool result of this run"},
+		{"tool fact from grep", Check{Kind: CheckToolFact, Match: "s.Touch(id)"}, true, "the match appears in a tool result of this run"},
+		{"tool fact never seen", Check{Kind: CheckToolFact, Match: "sess.Expires.Add(ttl)"}, false, "no tool result of this run contains the match"},
+	}
+	for _, tt := range tests {
+		passed, detail := runCheck(sb, f, tt.check)
+		if passed != tt.passed || detail != tt.detail {
+			t.Errorf("%s: %v %q, want %v %q", tt.name, passed, detail, tt.passed, tt.detail)
+		}
+	}
+}
+
+func TestAcceptGateOnlyRequiredChecksDecide(t *testing.T) {
+	t.Parallel()
+	sb, err := newSandbox(sampleRepo(t), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Check{Kind: CheckFileExists, Path: "README.md", Required: true}
+	badOptional := Check{Kind: CheckToolFact, Match: "never returned", Required: false}
+	badRequired := Check{Kind: CheckFileExists, Path: "gone.md", Required: true}
+	tests := []struct {
+		checks []Check
+		ok     bool
+	}{
+		{nil, true},
+		{[]Check{good}, true},
+		{[]Check{good, badOptional}, true},
+		{[]Check{good, badOptional, badRequired}, false},
+	}
+	for i, tt := range tests {
+		results, ok := acceptGate(sb, &facts{}, tt.checks)
+		if ok != tt.ok || len(results) != len(tt.checks) {
+			t.Errorf("case %d: ok %v with %d results, want %v with %d", i, ok, len(results), tt.ok, len(tt.checks))
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// ChatModel is the one LLM call the runtime needs. The LLM client satisfies
+// it through a small adapter; tests pass a go-openai client directly.
+type ChatModel interface {
+	Chat(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// Run investigates one finding and returns its verdict. It returns an error
+// only when ctx is cancelled or the model fails with an error that
+// cfg.IsRetryable accepts; in both cases the Result describes the run so far.
+// Everything else, a passed deadline included, ends in a Result whose
+// StopReason says why the run stopped.
+func Run(ctx context.Context, model ChatModel, task Task, cfg Config) (Result, error) {
+	start := time.Now()
+	cfg = cfg.withDefaults()
+	r := &runner{model: model, task: task, cfg: cfg}
+	r.res = Result{ToolCalls: map[string]int{}}
+	res, err := r.run(ctx)
+	res.Duration = time.Since(start)
+	return res, err
+}
+
+// runner holds the state of one run.
+type runner struct {
+	model   ChatModel
+	task    Task
+	cfg     Config
+	tracker *tracker
+	tools   *toolbox
+	repeat  repeatDetector
+	missing int // replies in a row without a tool call
+	msgs    []openai.ChatCompletionMessage
+	res     Result
+}
+
+func (r *runner) run(ctx context.Context) (Result, error) {
+	if r.model == nil {
+		return r.unfinished(StopError, "no chat model configured"), nil
+	}
+	sb, err := newSandbox(r.task.Root, r.cfg.MaxFileBytes)
+	if err != nil {
+		return r.unfinished(StopError, fmt.Sprintf("open snapshot for finding %d: %v", r.task.FindingID, err)), nil
+	}
+	r.tracker = newTracker(r.cfg, r.task.File)
+	r.tools = newToolbox(r.cfg, sb, r.tracker)
+	r.repeat = repeatDetector{threshold: r.cfg.RepeatThreshold}
+	r.msgs = initialMessages(r.task, r.cfg)
+
+	for {
+		if r.tracker.hardStop() {
+			return r.unfinished(StopBudgetExhausted, ""), nil
+		}
+		if err := ctx.Err(); err != nil {
+			return r.contextDone(err)
+		}
+		r.tracker.beginRound()
+		r.res.Rounds++
+		resp, err := r.model.Chat(ctx, r.request())
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return r.contextDone(cerr)
+			}
+			msg := fmt.Sprintf("model call in round %d: %v", r.res.Rounds, err)
+			if r.cfg.IsRetryable != nil && r.cfg.IsRetryable(err) {
+				return r.unfinished(StopError, msg), fmt.Errorf("expert run for finding %d, round %d: %w", r.task.FindingID, r.res.Rounds, err)
+			}
+			return r.unfinished(StopError, msg), nil
+		}
+		r.res.TokensIn += resp.Usage.PromptTokens
+		r.res.TokensOut += resp.Usage.CompletionTokens
+
+		done, nudge, err := r.handleReply(ctx, resp)
+		if err != nil {
+			return r.contextDone(err)
+		}
+		if done {
+			return r.res, nil
+		}
+		r.tracker.endRound()
+		if nudge == "" {
+			_, nudge = r.tracker.takeNudge()
+		}
+		if r.res.Rounds >= r.cfg.MaxRounds && !r.tracker.forced {
+			nudge = r.tracker.forceSummarize()
+		}
+		if nudge != "" {
+			r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudge})
+		}
+	}
+}
+
+// handleReply processes one model reply. done reports that the run has
+// ended (r.res is final); nudge is a reminder owed to the model; err is the
+// run's context error.
+func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResponse) (done bool, nudge string, err error) {
+	var msg openai.ChatCompletionMessage
+	if len(resp.Choices) > 0 {
+		msg = resp.Choices[0].Message
+	}
+	forced := r.tracker.forced
+	if len(msg.ToolCalls) == 0 {
+		if strings.TrimSpace(msg.Content) != "" {
+			r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: msg.Content})
+		}
+		if forced {
+			// Text is the expected channel now; the hard stop, not the
+			// completion protocol, ends a run that never delivers.
+			done, nudge = r.finishFromText(msg.Content)
+			return done, nudge, nil
+		}
+		r.missing++
+		if r.missing >= r.cfg.MaxMissingCompletion {
+			r.res = r.unfinished(StopMissingCompletion, "")
+			return true, "", nil
+		}
+		return false, completionReminder, nil
+	}
+	r.missing = 0
+	calls := slices.Clone(msg.ToolCalls)
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = fmt.Sprintf("call_%d_%d", r.res.Rounds, i)
+		}
+		calls[i].Type = openai.ToolTypeFunction
+	}
+	r.msgs = append(r.msgs, openai.ChatCompletionMessage{
+		Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
+	})
+	for _, call := range calls {
+		out, err := r.tools.execute(ctx, call, forced)
+		if err != nil {
+			return false, "", err
+		}
+		r.res.ToolCalls[call.Function.Name]++
+		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: call.ID,
+		})
+		if out.verdict != nil {
+			r.finish(*out.verdict)
+			return true, "", nil
+		}
+		remind, stop := r.repeat.observe(out.signature, out.text)
+		if stop {
+			r.res = r.unfinished(StopRepeatCycle, "")
+			return true, "", nil
+		}
+		if remind {
+			nudge = repeatReminder(r.cfg.RepeatThreshold)
+		}
+	}
+	if forced {
+		// No submit_verdict call got through: the text may still carry
+		// the verdict the forced rounds ask for.
+		done, reminder := r.finishFromText(msg.Content)
+		if done {
+			return true, "", nil
+		}
+		if nudge == "" {
+			nudge = reminder
+		}
+	}
+	return false, nudge, nil
+}
+
+// finishFromText ends a forced summarize round whose reply carries no
+// accepted submit_verdict call: a verdict parsed from the reply's text goes
+// through the accept gate and ends the run; otherwise the returned reminder
+// asks for the verdict again, naming the problems of a verdict that did not
+// validate.
+func (r *runner) finishFromText(text string) (done bool, reminder string) {
+	sub, found, err := textVerdict(text)
+	switch {
+	case err == nil && found:
+		r.finish(sub)
+		return true, ""
+	case found:
+		return false, textVerdictRejected(err.Error())
+	}
+	return false, textVerdictReminder
+}
+
+// request builds the next chat request. In the forced summarize rounds
+// tool_choice is "none" and the verdict is expected as JSON in the reply's
+// text; submit_verdict stays listed because tool_choice is only valid with
+// tools, and an endpoint that ignores "none" can then offer nothing but the
+// verdict.
+func (r *runner) request() openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model:    r.cfg.Model,
+		Messages: slices.Clone(r.msgs),
+		Tools:    ToolDefinitions(),
+	}
+	if r.tracker.forced {
+		req.Tools = []openai.Tool{submitVerdictTool()}
+		req.ToolChoice = toolChoiceNone
+	}
+	return req
+}
+
+// toolChoiceNone forbids tool calls. It must stay an untyped string: the
+// client compares tool_choice with "none" when it validates a request.
+const toolChoiceNone = "none"
+
+// finish puts a submitted verdict through the accept gate.
+func (r *runner) finish(sub submission) {
+	results, ok := acceptGate(r.tools.sb, r.tools.facts, sub.evidence)
+	r.res.Verdict = sub.verdict
+	r.res.Reasoning = sub.reasoning
+	r.res.Evidence = sub.evidence
+	r.res.CheckResults = results
+	r.res.Confidence = review.ClampConfidence(sub.confidence)
+	r.res.StopReason = StopAccepted
+	if !ok {
+		r.res.Confidence = review.ClampConfidence(sub.confidence * r.cfg.AcceptFailFactor)
+		r.res.StopReason = StopAcceptCheckFailed
+	}
+	r.res.Phases = r.phases()
+}
+
+// unfinished returns the result of a run that stopped without a verdict:
+// inconclusive, with the finding's confidence lowered by AcceptFailFactor.
+func (r *runner) unfinished(reason StopReason, errText string) Result {
+	res := r.res
+	res.Verdict = review.VerdictInconclusive
+	res.Confidence = review.ClampConfidence(review.ClampConfidence(r.task.Confidence) * r.cfg.AcceptFailFactor)
+	res.StopReason = reason
+	res.Error = errText
+	res.Phases = r.phases()
+	return res
+}
+
+// contextDone ends the run on its context: a passed deadline is a timeout,
+// a cancellation is returned to the caller.
+func (r *runner) contextDone(err error) (Result, error) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return r.unfinished(StopTimeout, ""), nil
+	}
+	return r.unfinished(StopError, err.Error()), fmt.Errorf("expert run for finding %d: %w", r.task.FindingID, err)
+}
+
+func (r *runner) phases() []PhaseChange {
+	if r.tracker == nil {
+		return nil
+	}
+	return slices.Clone(r.tracker.changes)
+}
+
+// initialMessages opens the conversation: the system prompt with the
+// runtime's rules, then the finding.
+func initialMessages(t Task, cfg Config) []openai.ChatCompletionMessage {
+	sys := strings.TrimSpace(t.SystemPrompt)
+	if sys == "" {
+		sys = defaultSystemPrompt
+	}
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: sys + "\n\n" + protocolRules(cfg)},
+		{Role: openai.ChatMessageRoleUser, Content: taskMessage(t)},
+	}
+}

@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Limits of the scan tools.
+const (
+	maxPatternLen = 512 // characters of a grep pattern
+	maxScanHits   = 200 // lines a grep or find_symbol result lists
+)
+
+// noiseDirs are directory names the scan tools never enter: version control,
+// dependencies, build output and caches.
+var noiseDirs = map[string]bool{
+	".git": true, "node_modules": true, "vendor": true, "dist": true, "build": true,
+	"out": true, "target": true, "coverage": true, ".cache": true, ".tmp": true,
+	"tmp": true, "bin": true, "obj": true, ".next": true, ".nuxt": true,
+	".turbo": true, ".parcel-cache": true, ".vite": true,
+}
+
+// isNoiseDir reports whether the scan tools skip directories named name.
+func isNoiseDir(name string) bool { return noiseDirs[name] }
+
+// errStopWalk ends a walk early without an error.
+var errStopWalk = errors.New("stop walk")
+
+// walkText calls fn for every regular, non-binary text file under the root
+// that the glob matches, in lexical order, skipping noise directories,
+// ignored files, symlinks and files over the size limit. fn returns false to
+// stop the walk. The walk stops with ctx's error when ctx is done.
+func walkText(ctx context.Context, sb *sandbox, g *glob, ignore func(string) bool, fn func(rel string, lines []string) bool) error {
+	err := filepath.WalkDir(sb.root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if d != nil && d.IsDir() {
+				return fs.SkipDir // unreadable directory: skip it
+			}
+			return nil
+		}
+		relOS, rerr := filepath.Rel(sb.root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel := filepath.ToSlash(relOS)
+		if d.IsDir() {
+			if rel == "." {
+				return nil
+			}
+			if isNoiseDir(d.Name()) || !g.mayContain(rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || (ignore != nil && ignore(rel)) || !g.match(rel) {
+			return nil
+		}
+		data, rerr := sb.readRegular(p, rel)
+		if rerr != nil || isBinary(data) {
+			return nil
+		}
+		if !fn(rel, splitLines(data)) {
+			return errStopWalk
+		}
+		return nil
+	})
+	if errors.Is(err, errStopWalk) {
+		return nil
+	}
+	return err
+}
+
+type grepArgs struct {
+	Pattern  string `json:"pattern"`
+	PathGlob string `json:"path_glob"`
+}
+
+// hitList collects "path:line: text" lines up to maxScanHits.
+type hitList struct {
+	lines []string
+	files map[string]bool
+	more  bool
+}
+
+func (h *hitList) add(rel string, line int, text string) bool {
+	if len(h.lines) == maxScanHits {
+		h.more = true
+		return false
+	}
+	if h.files == nil {
+		h.files = map[string]bool{}
+	}
+	h.files[rel] = true
+	h.lines = append(h.lines, fmt.Sprintf("%s:%d: %s", rel, line, clipLine(text)))
+	return true
+}
+
+// render formats the hits under a header naming what they are; the header
+// never repeats the model's arguments, so a result holds only repository
+// content.
+func (h *hitList) render(what string) toolResult {
+	if len(h.lines) == 0 {
+		return toolResult{text: "no " + what + " found"}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s in %d files", len(h.lines), what, len(h.files))
+	if h.more {
+		fmt.Fprintf(&b, " (stopped at %d: narrow the search)", maxScanHits)
+	}
+	b.WriteByte('\n')
+	for _, l := range h.lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return toolResult{text: b.String(), fact: true}
+}
+
+// grepTool serves grep: lines matching an RE2 regular expression in the
+// files the path_glob selects.
+func grepTool(ctx context.Context, sb *sandbox, ignore func(string) bool, a grepArgs) (toolResult, error) {
+	if a.Pattern == "" {
+		return toolResult{}, toolErrorf("grep needs a pattern")
+	}
+	if len(a.Pattern) > maxPatternLen {
+		return toolResult{}, toolErrorf("the pattern is longer than %d characters", maxPatternLen)
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return toolResult{}, toolErrorf("the pattern is not a valid RE2 regular expression: %v", err)
+	}
+	g, err := compileGlob(a.PathGlob)
+	if err != nil {
+		return toolResult{}, err
+	}
+	var hits hitList
+	err = walkText(ctx, sb, g, ignore, func(rel string, lines []string) bool {
+		for i, l := range lines {
+			if re.MatchString(l) && !hits.add(rel, i+1, l) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return toolResult{}, err
+	}
+	return hits.render("matching lines"), nil
+}

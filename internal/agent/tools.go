@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// toolResult is what a repository tool returns on success.
+type toolResult struct {
+	text string
+	// fact reports whether the result holds repository content that
+	// tool_fact evidence may cite (an empty search result does not).
+	fact bool
+}
+
+// callOutcome is the result of one tool call as the loop sees it.
+type callOutcome struct {
+	text      string // the tool message sent back to the model
+	signature string // tool name and canonical arguments
+	verdict   *submission
+}
+
+// toolbox executes the model's tool calls inside the sandbox, with time
+// budgets, the search budget and the record of facts.
+type toolbox struct {
+	cfg     Config
+	sb      *sandbox
+	backoff *backoff
+	tracker *tracker
+	facts   *facts
+}
+
+func newToolbox(cfg Config, sb *sandbox, tr *tracker) *toolbox {
+	return &toolbox{
+		cfg: cfg, sb: sb, tracker: tr, facts: &facts{},
+		backoff: newBackoff(cfg.ReadTimeout, cfg.ScanTimeout, cfg.MaxToolTimeout),
+	}
+}
+
+// execute runs one tool call. Every failure caused by the call (bad
+// arguments, refused paths, timeouts, unknown tools) becomes an "error: …"
+// tool message; the returned error is only ever the run's context error.
+// When submitOnly is set (the forced summarize rounds), every tool but
+// submit_verdict is refused.
+func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly bool) (callOutcome, error) {
+	name, raw := call.Function.Name, call.Function.Arguments
+	out := callOutcome{signature: name + " " + canonicalArgs(raw)}
+	res, err := tb.dispatch(ctx, name, raw, submitOnly, &out)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return out, cerr
+		}
+		var te *toolError
+		if !errors.As(err, &te) {
+			// Anything else is unexpected; its text may hold absolute
+			// paths, so it is not passed on.
+			te = &toolError{msg: name + " failed"}
+		}
+		out.text = "error: " + te.msg
+		return out, nil
+	}
+	out.text = truncateResult(res.text, tb.cfg.MaxResultBytes)
+	if res.fact {
+		tb.facts.add(name, out.text)
+	}
+	return out, nil
+}
+
+func (tb *toolbox) dispatch(ctx context.Context, name, raw string, submitOnly bool, out *callOutcome) (toolResult, error) {
+	if name == toolSubmitVerdict {
+		sub, err := parseVerdict(raw)
+		if err != nil {
+			return toolResult{}, err
+		}
+		out.verdict = &sub
+		return toolResult{text: "verdict received"}, nil
+	}
+	if submitOnly {
+		return toolResult{}, toolErrorf("the tools are closed: the round budget is spent. Reply with your verdict as a JSON object in your message text")
+	}
+	switch name {
+	case toolReadFile:
+		var a readFileArgs
+		if err := decodeArgs(name, raw, &a); err != nil {
+			return toolResult{}, err
+		}
+		res, err := tb.timed(ctx, name, scopeKey(name, a.Path), func(ctx context.Context) (toolResult, error) {
+			return readFileTool(ctx, tb.sb, a, tb.cfg.MaxReadLines)
+		})
+		if err == nil {
+			rel, _ := cleanRel(a.Path)
+			tb.tracker.recordRead(rel)
+		}
+		return res, err
+	case toolListDir:
+		var a listDirArgs
+		if err := decodeArgs(name, raw, &a); err != nil {
+			return toolResult{}, err
+		}
+		if err := tb.spendSearch(); err != nil {
+			return toolResult{}, err
+		}
+		res, err := tb.timed(ctx, name, scopeKey(name, a.Path), func(ctx context.Context) (toolResult, error) {
+			return listDirTool(ctx, tb.sb, a)
+		})
+		if err == nil {
+			rel, _ := cleanRel(a.Path)
+			tb.tracker.recordQuery("dir:" + rel)
+		}
+		return res, err
+	case toolGrep:
+		var a grepArgs
+		if err := decodeArgs(name, raw, &a); err != nil {
+			return toolResult{}, err
+		}
+		if err := tb.spendSearch(); err != nil {
+			return toolResult{}, err
+		}
+		res, err := tb.timed(ctx, name, scopeKey(name, a.PathGlob), func(ctx context.Context) (toolResult, error) {
+			return grepTool(ctx, tb.sb, tb.cfg.Ignore, a)
+		})
+		if err == nil {
+			tb.tracker.recordPattern(a.Pattern, a.PathGlob)
+		}
+		return res, err
+	case toolFindSymbol:
+		var a findSymbolArgs
+		if err := decodeArgs(name, raw, &a); err != nil {
+			return toolResult{}, err
+		}
+		if err := tb.spendSearch(); err != nil {
+			return toolResult{}, err
+		}
+		res, err := tb.timed(ctx, name, scopeKey(name, ""), func(ctx context.Context) (toolResult, error) {
+			return findSymbolTool(ctx, tb.sb, tb.cfg.Ignore, a)
+		})
+		if err == nil {
+			tb.tracker.recordQuery("symbol:" + a.Name)
+		}
+		return res, err
+	}
+	return toolResult{}, toolErrorf("unknown tool %q: the tools are read_file, grep, list_dir, find_symbol and submit_verdict", name)
+}
+
+// spendSearch takes one call from the search budget, or refuses the call
+// when the budget is spent.
+func (tb *toolbox) spendSearch() error {
+	if tb.tracker.searchesLeft() == 0 {
+		return toolErrorf("the search budget is spent (%d grep, find_symbol and list_dir calls): read the files you have found or submit your verdict", tb.cfg.SearchBudget)
+	}
+	tb.tracker.recordSearch()
+	return nil
+}
+
+// timed runs fn within the time budget of the signature key and doubles
+// that budget for the next call when fn runs out of time.
+func (tb *toolbox) timed(ctx context.Context, tool, key string, fn func(context.Context) (toolResult, error)) (toolResult, error) {
+	budget := tb.backoff.budget(tool, key)
+	tctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	var res toolResult
+	var err error
+	if tb.cfg.toolHook != nil {
+		err = tb.cfg.toolHook(tctx, tool, budget)
+	}
+	if err == nil {
+		res, err = fn(tctx)
+	}
+	if err == nil {
+		return res, nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return toolResult{}, cerr
+	}
+	if errors.Is(err, context.DeadlineExceeded) || tctx.Err() != nil {
+		tb.backoff.timedOut(key)
+		return toolResult{}, toolErrorf("%s timed out after %s; the next call with the same scope gets %s. Narrow it: %s",
+			tool, budget, tb.backoff.budget(tool, key), narrowHint(tool))
+	}
+	return toolResult{}, err
+}
+
+func narrowHint(tool string) string {
+	switch tool {
+	case toolGrep:
+		return "use a more specific path_glob or pattern"
+	case toolFindSymbol:
+		return "use grep with a path_glob instead"
+	}
+	return "read a smaller line range"
+}
