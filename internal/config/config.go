@@ -91,9 +91,12 @@ type Harness struct {
 	ProgressiveContextEnabled bool `yaml:"progressive_context_enabled"` // default true
 	// VerifyConfidenceFloor caps the confidence of unanchored findings (default 0.3).
 	VerifyConfidenceFloor float64 `yaml:"verify_confidence_floor"`
-	// ExpertMinConfidence: findings below it after verify skip the expert (default 0.35).
+	// ExpertMinConfidence: findings below it after verify skip the expert
+	// and get a "skipped" verdict (default 0: every finding the manager kept
+	// is investigated, as the seed harness does; raise it to save tokens).
 	ExpertMinConfidence float64 `yaml:"expert_min_confidence"`
-	// EvalMinConfidence: findings below it after the expert skip eval (default 0.35).
+	// EvalMinConfidence: findings below it after the expert skip eval and
+	// get a "skipped" verdict (default 0: every finding is cross-examined).
 	EvalMinConfidence float64 `yaml:"eval_min_confidence"`
 	// ConfidenceThreshold: the report keeps findings at or above it (default 0.6).
 	ConfidenceThreshold float64 `yaml:"confidence_threshold"`
@@ -183,7 +186,7 @@ func Default() Config {
 		},
 		Harness: Harness{
 			VerifyEnabled: true, EvalEnabled: true, ProgressiveContextEnabled: true,
-			VerifyConfidenceFloor: 0.3, ExpertMinConfidence: 0.35, EvalMinConfidence: 0.35,
+			VerifyConfidenceFloor: 0.3, ExpertMinConfidence: 0, EvalMinConfidence: 0,
 			ConfidenceThreshold: 0.6, ConfidenceOverrides: map[string]float64{},
 		},
 		Intent: Intent{

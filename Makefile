@@ -1,0 +1,34 @@
+# reviewfleet — common tasks. `make help` lists them.
+GO ?= go
+
+.PHONY: help build test race vet fmt ci demo bench kustomize
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build the reviewfleet binary into ./bin
+	$(GO) build -o bin/reviewfleet ./cmd/reviewfleet
+
+test: ## run the tests (the README's test command)
+	$(GO) test ./...
+
+race: ## run the tests with the race detector
+	$(GO) test -race ./...
+
+vet: ## go vet
+	$(GO) vet ./...
+
+fmt: ## gofmt every file
+	gofmt -w $$(git ls-files '*.go')
+
+demo: ## review the bundled sample offline
+	$(GO) run ./cmd/reviewfleet review --demo
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+kustomize: ## render the Kubernetes manifests
+	kubectl kustomize deploy/k8s/base >/dev/null && kubectl kustomize deploy/k8s/overlays/production >/dev/null
+
+ci: ## what CI runs
+	bash .ci/run

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/telemetry"
+)
+
+// newFlags makes a flag set that reports errors instead of exiting.
+func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", os.Getenv("REVIEWFLEET_CONFIG"), "YAML configuration file")
+	return fs, cfgPath
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2, err: err}
+	}
+	return nil
+}
+
+func logger(stderr io.Writer) *slog.Logger {
+	level := slog.LevelWarn
+	if v := os.Getenv("REVIEWFLEET_LOG_LEVEL"); v != "" {
+		_ = level.UnmarshalText([]byte(strings.ToUpper(v)))
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// open loads the configuration and opens the app.
+func open(ctx context.Context, cfgPath string, stderr io.Writer, opts app.Options, edit func(*config.Config)) (*app.App, func(), error) {
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	shutdown, err := telemetry.Setup(ctx, cfg.Telemetry, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Log == nil {
+		opts.Log = logger(stderr)
+	}
+	if opts.Notices == nil {
+		opts.Notices = stderr
+	}
+	a, err := app.Open(ctx, cfg, opts)
+	if err != nil {
+		shutdown()
+		return nil, nil, err
+	}
+	return a, func() { a.Close(); shutdown() }, nil
+}
+
+func checkFormat(f string) error {
+	switch f {
+	case "markdown", "md", "json", "sarif":
+		return nil
+	}
+	return exitError{code: 2, err: fmt.Errorf("unknown --format %q (markdown, json or sarif)", f)}
+}

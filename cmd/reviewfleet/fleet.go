@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/localenv"
+)
+
+func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("worker", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	if a.LocalRedis {
+		return fmt.Errorf("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")
+	}
+	w, err := a.NewWorker(a.Cfg.Worker)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "worker: serving review tasks (concurrency %d, poll %s)\n", a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval)
+	return w.Run(ctx)
+}
+
+func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("scheduler", stderr)
+	once := fs.Bool("once", false, "make one reconcile pass and exit")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	rec := a.Reconciler()
+	if *once {
+		st, err := rec.RunOnce(ctx)
+		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d\n",
+			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired)
+		return err
+	}
+	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
+	return rec.Run(ctx, a.Cfg.Scheduler.Interval)
+}
+
+func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("migrate", stderr)
+	down := fs.Bool("down", false, "revert every migration (drops all reviewfleet data)")
+	status := fs.Bool("status", false, "print the schema version and exit")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	switch {
+	case *status:
+		v, err := a.Store.SchemaVersion(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "schema version %d\n", v)
+		return nil
+	case *down:
+		res, err := a.Store.MigrateDown(ctx)
+		for _, r := range res {
+			fmt.Fprintf(stdout, "reverted %s\n", r.Name)
+		}
+		return err
+	}
+	res, err := a.Store.Migrate(ctx)
+	for _, r := range res {
+		fmt.Fprintf(stdout, "applied %s\n", r.Name)
+	}
+	if err == nil && len(res) == 0 {
+		fmt.Fprintln(stdout, "schema is up to date")
+	}
+	return err
+}
+
+func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || args[0] != "stop" {
+		return exitError{code: 2, err: fmt.Errorf("usage: reviewfleet local stop")}
+	}
+	dir, err := localenv.DefaultDataDir()
+	if err != nil {
+		return err
+	}
+	stopped, err := localenv.StopPostgres(ctx, localenv.PostgresOptions{DataDir: dir})
+	if err != nil {
+		return err
+	}
+	if stopped {
+		fmt.Fprintf(stdout, "stopped the local Postgres in %s\n", dir)
+	} else {
+		fmt.Fprintln(stdout, "no local Postgres is running")
+	}
+	return nil
+}

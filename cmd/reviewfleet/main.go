@@ -1,0 +1,78 @@
+// Command reviewfleet reviews pull requests with LLMs: submit a review and
+// watch it, run workers and the scheduler of a fleet, apply migrations, and
+// read statuses and reports back.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// exitError carries a process exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		code := 1
+		var ee exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "reviewfleet:", err)
+		}
+		os.Exit(code)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `reviewfleet — a fleet of workers that reviews changes with LLMs
+
+Usage:
+  reviewfleet review   --repo DIR --base REF --head REF [--format markdown|json|sarif] [--no-wait]
+  reviewfleet review   --diff FILE [--repo DIR] [--format …]
+  reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
+  reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
+  reviewfleet report   ID [--format markdown|json|sarif]
+  reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
+  reviewfleet scheduler [--once]              run the reconciler
+  reviewfleet migrate  [--down] [--status]    apply the database migrations
+  reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
+  reviewfleet config keys                     every configuration key and its environment variable
+  reviewfleet local stop                      stop the local Postgres started by a review
+
+Every command takes --config FILE (YAML). Environment: DATABASE_URL, REDIS_URL, OPENAI_BASE_URL,
+OPENAI_API_KEY, and REVIEWFLEET_<SECTION>_<KEY> for any key (see 'reviewfleet config keys').
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
+		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
+		"local": cmdLocal,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprint(stderr, usage)
+		return exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}

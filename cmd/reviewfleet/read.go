@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func indentJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("status", stderr)
+	limit := fs.Int("n", 20, "how many recent reviews to list when no ID is given")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	if fs.NArg() == 0 {
+		reviews, err := a.Store.ListReviews(ctx, *limit)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tSTAGE\tREPO\tCREATED")
+		for _, r := range reviews {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Stage, r.Repo, r.CreatedAt.UTC().Format(time.RFC3339))
+		}
+		return tw.Flush()
+	}
+	r, err := a.Store.GetReview(ctx, fs.Arg(0))
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no review %s", fs.Arg(0))
+	}
+	if err != nil {
+		return err
+	}
+	line, err := progress.Line(ctx, a.Store, r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "review  %s\nrepo    %s\nchange  %s..%s\nstatus  %s\nstage   %s\nmode    %s\n",
+		r.ID, r.Repo, firstNonEmpty(r.BaseRef, r.BaseSHA), firstNonEmpty(r.HeadRef, r.HeadSHA), r.Status, r.Stage, r.IntentMode)
+	if len(r.SkippedStages) > 0 {
+		fmt.Fprintf(stdout, "skipped %v\n", r.SkippedStages)
+	}
+	fmt.Fprintf(stdout, "progress %s\nllm     %d calls, %d tokens in, %d out\n", line, r.LLMCalls, r.TokensIn, r.TokensOut)
+	if r.Error != "" {
+		fmt.Fprintf(stdout, "error   %s\n", r.Error)
+	}
+	return nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("report", stderr)
+	format := fs.String("format", "markdown", "output format: markdown, json or sarif")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return exitError{code: 2, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	id := fs.Arg(0)
+	r, err := a.Store.GetReview(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no review %s", id)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := a.Store.GetReport(ctx, id); errors.Is(err, store.ErrNotFound) {
+		if r.Status != store.StatusFailed {
+			return fmt.Errorf("review %s is still %s (stage %s): its report is not written yet", id, r.Status, r.Stage)
+		}
+		a.StoreFailureReport(ctx, id)
+	}
+	return printReport(ctx, a.Store, id, *format, stdout)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("review", stderr)
+	repo := fs.String("repo", "", "local repository directory or remote git URL")
+	base := fs.String("base", "", "base revision")
+	head := fs.String("head", "", "head revision")
+	diffFile := fs.String("diff", "", "unified diff file to review (file contents are read from --repo)")
+	format := fs.String("format", "markdown", "output format: markdown, json or sarif")
+	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
+	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
+
+	var edit func(*config.Config)
+	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile}
+	if *useDemo {
+		srv := demo.NewServer()
+		defer srv.Close()
+		dir, err := os.MkdirTemp("", "reviewfleet-demo-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		sample, err := demo.WriteRepo(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("write the demo repository: %w", err)
+		}
+		req = submit.Request{Repo: sample.Dir, Base: sample.Base, Head: sample.Head}
+		edit = func(c *config.Config) {
+			c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Model = srv.URL, "recorded", demo.Model
+			c.LLM.IntentModel, c.LLM.VerifyModel, c.LLM.ExpertModel, c.LLM.EvalModel = "", "", "", ""
+		}
+		fmt.Fprintln(stderr, "DEMO: reviewing a bundled sample repository; the LLM replies are a RECORDED exchange played back offline — no model is called.")
+	}
+
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, edit)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	if *noWait && a.LocalRedis {
+		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and run `reviewfleet worker` (without REDIS_URL the review runs inside this command)")}
+	}
+
+	// With an in-process Redis this command is the fleet: run a worker and
+	// the reconciler until the review ends.
+	var wg sync.WaitGroup
+	runCtx, stopFleet := context.WithCancel(ctx)
+	defer func() { stopFleet(); wg.Wait() }()
+	if a.LocalRedis {
+		wcfg := a.Cfg.Worker
+		wcfg.HealthAddr = ""
+		w, err := a.NewWorker(wcfg)
+		if err != nil {
+			return err
+		}
+		rec := a.Reconciler()
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = w.Run(runCtx) }()
+		go func() { defer wg.Done(); _ = rec.Run(runCtx, time.Second) }()
+	}
+
+	id, err := a.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *noWait {
+		fmt.Fprintln(stdout, id)
+		return nil
+	}
+	var progOut io.Writer = stderr
+	if *quiet {
+		progOut = io.Discard
+	}
+	r, err := progress.Wait(ctx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout)
+	if err != nil {
+		return err
+	}
+	if r.Status == store.StatusFailed {
+		a.StoreFailureReport(ctx, id)
+	}
+	if err := printReport(ctx, a.Store, id, *format, stdout); err != nil {
+		return err
+	}
+	if r.Status == store.StatusFailed {
+		return exitError{code: 1, err: fmt.Errorf("review %s failed: %s", id, r.Error)}
+	}
+	return nil
+}
+
+func printReport(ctx context.Context, st *store.Store, id, format string, w io.Writer) error {
+	rep, err := st.GetReport(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		_, err = fmt.Fprintln(w, string(indentJSON(rep.JSON)))
+	case "sarif":
+		_, err = fmt.Fprintln(w, string(indentJSON(rep.SARIF)))
+	default:
+		_, err = fmt.Fprint(w, rep.Markdown)
+	}
+	return err
+}

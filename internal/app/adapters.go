@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/stages/manager"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// recorder stores every LLM call in llm_calls.
+type recorder struct{ st *store.Store }
+
+func (r recorder) RecordLLMCall(ctx context.Context, c llm.CallRecord) error {
+	return r.st.RecordLLMCall(ctx, store.LLMCall{
+		ReviewID: c.ReviewID, Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
+		Status: c.Status, Error: c.Error, TokensIn: c.TokensIn, TokensOut: c.TokensOut, Latency: c.Latency,
+		Request: c.Request, Response: c.Response,
+	})
+}
+
+// budget enforces the per-review call and token caps in Postgres, so every
+// worker of the fleet sees the same spend.
+type budget struct {
+	st        *store.Store
+	maxCalls  int
+	maxTokens int64
+}
+
+func (b budget) Reserve(ctx context.Context, reviewID string, est int) error {
+	if reviewID == "" {
+		return nil
+	}
+	err := b.st.ReserveLLMCall(ctx, reviewID, b.maxCalls, b.maxTokens, est)
+	if errors.Is(err, store.ErrBudgetExceeded) {
+		return fmt.Errorf("%w: %v", llm.ErrBudgetExceeded, err)
+	}
+	return err
+}
+
+// Commit is a no-op: the recorder adds each call's tokens to the review.
+func (b budget) Commit(context.Context, string, int) error { return nil }
+
+// Triage runs the manager with a review's manager settings.
+func Triage(findings []review.Finding, changed map[string][]int, cfg config.Manager) []store.Triage {
+	mc := manager.DefaultConfig()
+	mc.AnchorWindow, mc.MergeSimilarity, mc.MergeLineDistance = cfg.AnchorWindow, cfg.MergeSimilarity, cfg.MergeLineDistance
+	mc.MaxPerFile, mc.MaxPerRiskType, mc.MaxTotal = cfg.MaxPerFile, cfg.MaxPerRiskType, cfg.MaxTotal
+	for k, v := range cfg.TypeWeights {
+		mc.TypeWeights[review.RiskType(k)] = v
+	}
+	for k, v := range cfg.SeverityWeights {
+		mc.SeverityWeights[review.Severity(k)] = v
+	}
+	decisions := manager.Plan(findings, changed, mc)
+	out := make([]store.Triage, len(decisions))
+	for i, d := range decisions {
+		out[i] = store.Triage{FindingID: d.FindingID, Status: d.Status, Reason: d.Reason, MergedInto: d.MergedInto, Score: d.Score, LineStart: d.LineStart, LineEnd: d.LineEnd}
+	}
+	return out
+}

@@ -1,0 +1,271 @@
+// Package app wires reviewfleet's parts together from a configuration:
+// Postgres (or a local cluster), Redis (or an in-process one), the LLM
+// client with its recorder, budget and rate limits, the prompts, the
+// pipeline, the workers' handlers and the reconciler. Commands and
+// end-to-end tests build on it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/localenv"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/prompts"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/snapshot"
+	"github.com/reviewfleet/reviewfleet/scheduler"
+	"github.com/reviewfleet/reviewfleet/stages/eval"
+	"github.com/reviewfleet/reviewfleet/stages/expert"
+	"github.com/reviewfleet/reviewfleet/stages/intent"
+	"github.com/reviewfleet/reviewfleet/stages/report"
+	"github.com/reviewfleet/reviewfleet/stages/verify"
+	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/worker"
+)
+
+// Options tunes Open.
+type Options struct {
+	// Log receives structured logs (default: discard below warnings to stderr).
+	Log *slog.Logger
+	// Notices receives one-line human notices (local services started…).
+	Notices io.Writer
+	// Migrate applies migrations even against a configured DATABASE_URL.
+	Migrate bool
+	// SkipLLM opens everything but the LLM client (status, report, migrate).
+	SkipLLM bool
+}
+
+// App is an opened set of dependencies.
+type App struct {
+	Cfg        config.Config
+	Store      *store.Store
+	RedisOpt   asynq.RedisConnOpt
+	Client     *asynq.Client
+	Inspector  *asynq.Inspector
+	Pipeline   *pipeline.Pipeline
+	LLM        *llm.Client
+	Prompts    *prompts.Set
+	Snapshots  *snapshot.Cache
+	LocalRedis bool // an in-process Redis: workers must run in this process
+	Log        *slog.Logger
+
+	rdb     redis.UniversalClient
+	closers []func()
+}
+
+// Open connects everything the configuration asks for, starting local
+// services where no connection is configured.
+func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
+	a := &App{Cfg: cfg, Log: opts.Log}
+	if a.Log == nil {
+		a.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	notices := opts.Notices
+	if notices == nil {
+		notices = io.Discard
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+
+	if err := a.openStore(ctx, notices, opts.Migrate); err != nil {
+		return nil, err
+	}
+	if err := a.openRedis(ctx, notices); err != nil {
+		return nil, err
+	}
+	if a.Prompts, err = prompts.Load(cfg.Prompts.Dir); err != nil {
+		return nil, fmt.Errorf("load prompts: %w", err)
+	}
+	cache, err := cacheDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.Snapshots = &snapshot.Cache{Dir: cache, Store: a.Store}
+	a.Pipeline = &pipeline.Pipeline{
+		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
+	}
+	if !opts.SkipLLM {
+		if err := a.openLLM(); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) error {
+	dsn := a.Cfg.DatabaseURL
+	local := dsn == ""
+	if local {
+		dataDir, err := localenv.DefaultDataDir()
+		if err != nil {
+			return err
+		}
+		pg, err := localenv.StartPostgres(ctx, localenv.PostgresOptions{DataDir: dataDir, Log: notices})
+		if err != nil {
+			return fmt.Errorf("no DATABASE_URL is set, and a local Postgres could not be started: %w", err)
+		}
+		if !pg.Reused() {
+			fmt.Fprintf(notices, "started a local Postgres in %s (port %d); it keeps running for the next review (`reviewfleet local stop` stops it)\n", pg.DataDir(), pg.Port())
+		}
+		dsn = pg.DSN()
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	a.Store = st
+	a.closers = append(a.closers, st.Close)
+	if local || migrate {
+		if _, err := st.Migrate(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
+	if a.Cfg.RedisURL == "" {
+		addr, stop, err := localenv.StartRedis()
+		if err != nil {
+			return fmt.Errorf("start in-process redis: %w", err)
+		}
+		a.closers = append(a.closers, stop)
+		a.RedisOpt = asynq.RedisClientOpt{Addr: addr}
+		a.LocalRedis = true
+		fmt.Fprintln(notices, "no REDIS_URL is set: using an in-process Redis and an in-process worker")
+	} else {
+		opt, err := asynq.ParseRedisURI(a.Cfg.RedisURL)
+		if err != nil {
+			return fmt.Errorf("parse REDIS_URL: %w", err)
+		}
+		a.RedisOpt = opt
+	}
+	a.rdb = a.RedisOpt.MakeRedisClient().(redis.UniversalClient)
+	a.closers = append(a.closers, func() { _ = a.rdb.Close() })
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("connect to redis: %w", err)
+	}
+	a.Client = asynq.NewClientFromRedisClient(a.rdb)
+	a.Inspector = asynq.NewInspectorFromRedisClient(a.rdb)
+	return nil
+}
+
+func (a *App) openLLM() error {
+	c := a.Cfg.LLM
+	limiters := []llm.Limiter{llm.NewLocalLimiter(c.RequestsPerMinute, c.TokensPerMinute)}
+	if c.FleetRequestsPerMinute > 0 || c.FleetTokensPerMinute > 0 {
+		limiters = append(limiters, llm.NewRedisLimiter(a.rdb, "reviewfleet:llm:quota", c.FleetRequestsPerMinute, c.FleetTokensPerMinute))
+	}
+	client, err := llm.New(llm.Config{
+		BaseURL: c.BaseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
+		OmitBodies: !c.RecordExchanges,
+	},
+		llm.WithLimiter(llm.Combine(limiters...)),
+		llm.WithRecorder(recorder{a.Store}),
+		llm.WithBudget(budget{st: a.Store, maxCalls: c.MaxCallsPerReview, maxTokens: c.MaxTokensPerReview}),
+		llm.WithLogger(a.Log),
+	)
+	if err != nil {
+		if errors.Is(err, llm.ErrNotConfigured) {
+			return fmt.Errorf("no LLM endpoint is configured: set OPENAI_BASE_URL (for example https://api.openai.com/v1) and OPENAI_API_KEY, or llm.base_url / llm.api_key in the config file; `reviewfleet review --demo` runs offline on a recorded exchange")
+		}
+		return fmt.Errorf("build LLM client: %w", err)
+	}
+	a.LLM = client
+	return nil
+}
+
+// Handlers builds every stage's handler.
+func (a *App) Handlers() worker.Handlers {
+	ignore := func(path string) bool {
+		skip, _ := diff.Classify(&diff.File{NewPath: path, Status: diff.StatusModified}, diff.ClassifyOptions{MaxFileDiffChars: -1, IgnoreGlobs: a.Cfg.Intent.Ignore})
+		return skip
+	}
+	return worker.Handlers{
+		review.StageIntent: (&intent.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
+		review.StageVerify: (&verify.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
+		review.StageExpert: (&expert.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts, Snapshots: a.Snapshots, Ignore: ignore}).Work,
+		review.StageEval:   (&eval.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
+		review.StageReport: (&report.Handler{Store: a.Store}).Work,
+	}
+}
+
+// NewWorker builds a worker serving every stage.
+func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
+	if a.LLM == nil {
+		return nil, errors.New("worker needs an LLM endpoint")
+	}
+	health := func(ctx context.Context) error {
+		if err := a.Store.Ping(ctx); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		if err := a.rdb.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+		return nil
+	}
+	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), health, a.Log)
+}
+
+// Reconciler builds the scheduler's reconciler.
+func (a *App) Reconciler() *scheduler.Reconciler {
+	return &scheduler.Reconciler{
+		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector,
+		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, Log: a.Log,
+		OnFailed: func(ctx context.Context, id string) { a.StoreFailureReport(ctx, id) },
+	}
+}
+
+// StoreFailureReport stores a report for a review that failed, saying why.
+func (a *App) StoreFailureReport(ctx context.Context, id string) {
+	rep, err := report.Build(ctx, a.Store, id)
+	if err != nil {
+		a.Log.Warn("build failure report", "review", id, "err", err)
+		return
+	}
+	stored, err := report.Render(rep)
+	if err == nil {
+		err = a.Store.SaveReport(ctx, stored)
+	}
+	if err != nil {
+		a.Log.Warn("store failure report", "review", id, "err", err)
+	}
+}
+
+// Close releases everything Open acquired, in reverse order.
+func (a *App) Close() {
+	if a.Client != nil {
+		_ = a.Client.Close()
+		a.Client = nil
+	}
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}
+
+func cacheDir(cfg config.Config) (string, error) {
+	if cfg.Expert.SnapshotDir != "" {
+		return cfg.Expert.SnapshotDir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find a cache directory (set expert.snapshot_dir): %w", err)
+	}
+	return filepath.Join(base, "reviewfleet"), nil
+}

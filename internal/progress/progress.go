@@ -1,0 +1,146 @@
+// Package progress follows a review while it runs: per-stage items done
+// out of total, the eval gate's tally, and elapsed time, written to a
+// terminal as one updating line (or as a new line whenever it changes).
+package progress
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// PollInterval is how often Wait reads the review's state.
+var PollInterval = 200 * time.Millisecond
+
+// Line renders a review's progress on one line, e.g.
+// "intent 3/3 · verify 4/5 · expert 0/0 · eval – · report –".
+func Line(ctx context.Context, st *store.Store, r store.Review) (string, error) {
+	prog, err := st.Progress(ctx, r.ID)
+	if err != nil {
+		return "", err
+	}
+	byStage := map[review.Stage]store.StageProgress{}
+	for _, p := range prog {
+		byStage[p.Stage] = p
+	}
+	var parts []string
+	chain := pipeline.Chain(r.SkippedStages)
+	for _, s := range pipeline.TaskStages {
+		inChain := false
+		for _, c := range chain {
+			inChain = inChain || c == s
+		}
+		if !inChain {
+			parts = append(parts, fmt.Sprintf("%s skipped", s))
+			continue
+		}
+		p, ok := byStage[s]
+		switch {
+		case !ok && reached(chain, r.Stage, s):
+			parts = append(parts, fmt.Sprintf("%s 0/0", s))
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%s –", s))
+		default:
+			part := fmt.Sprintf("%s %d/%d", s, p.Done+p.Failed, p.Total)
+			if p.Failed > 0 {
+				part += fmt.Sprintf(" (%d failed)", p.Failed)
+			}
+			parts = append(parts, part)
+		}
+	}
+	line := strings.Join(parts, " · ")
+	if sum, err := st.EvalSummary(ctx, r.ID); err == nil && len(sum) > 0 {
+		keys := make([]string, 0, len(sum))
+		for k := range sum {
+			keys = append(keys, string(k))
+		}
+		sort.Strings(keys)
+		var ev []string
+		for _, k := range keys {
+			c := sum[review.RiskType(k)]
+			ev = append(ev, fmt.Sprintf("%s %d✓ %d✗ %d?", k, c.Confirmed, c.Disputed, c.Uncertain))
+		}
+		line += "  [eval: " + strings.Join(ev, ", ") + "]"
+	}
+	return line, nil
+}
+
+// reached reports whether the review's current stage is at or past s.
+func reached(chain []review.Stage, cur, s review.Stage) bool {
+	ci, si := -1, -1
+	for i, c := range chain {
+		if c == cur {
+			ci = i
+		}
+		if c == s {
+			si = i
+		}
+	}
+	return ci >= si && si >= 0
+}
+
+// Wait polls the review until it is done or failed, writing progress to w.
+// If the review is still running well past its deadline (no scheduler is
+// running to fail it), Wait fails it itself.
+func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration) (store.Review, error) {
+	start := time.Now()
+	tty := isTerminal(w)
+	last := ""
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		r, err := st.GetReview(ctx, id)
+		if err != nil {
+			return r, err
+		}
+		line, err := Line(ctx, st, r)
+		if err != nil {
+			return r, err
+		}
+		elapsed := time.Since(start).Round(100 * time.Millisecond)
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%6s  %s", elapsed, line)
+		} else if line != last {
+			fmt.Fprintf(w, "%6s  %s\n", elapsed, line)
+		}
+		last = line
+		if r.Status == store.StatusDone || r.Status == store.StatusFailed {
+			if tty {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, r.Status, elapsed)
+			return r, nil
+		}
+		if time.Now().After(r.DeadlineAt.Add(time.Minute)) && timeout > 0 {
+			if _, err := st.FailReview(ctx, id, fmt.Sprintf("review did not finish within %s (stage %s)", timeout, r.Stage)); err != nil {
+				return r, err
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			if tty {
+				fmt.Fprintln(w)
+			}
+			return r, fmt.Errorf("stopped waiting for review %s (it goes on if workers are running; `reviewfleet status %s`): %w", id, id, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

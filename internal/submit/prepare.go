@@ -1,0 +1,260 @@
+// Package submit prepares a change for review — reads the diff from a local
+// git repository, a diff file or a remote URL, parses it into files with
+// new-side line numbers, sets aside binary and ignored files, reads the
+// head-side contents, chooses per-file or chunked intent — and stores it as
+// a new review whose first stage is ready to run.
+package submit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/stages/intent"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// Request names the change to review.
+type Request struct {
+	// Repo is a local repository directory or a remote git URL. With
+	// DiffFile it is only where file contents are read from.
+	Repo string
+	// Base and Head are revisions of Repo (branches, tags, SHAs).
+	Base, Head string
+	// DiffFile is a unified diff to review instead of Base..Head.
+	DiffFile string
+	// BatchID groups the review into a batch (optional).
+	BatchID string
+	// CacheDir holds clones of remote repositories.
+	CacheDir string
+}
+
+// ErrEmptyChange is returned when the change has no files at all.
+var ErrEmptyChange = errors.New("the change is empty: no files differ")
+
+// IsRemote reports whether repo looks like a remote git URL.
+func IsRemote(repo string) bool {
+	return strings.Contains(repo, "://") || (strings.HasPrefix(repo, "git@") && strings.Contains(repo, ":"))
+}
+
+// Prepare reads and parses the change and returns the review to store.
+func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewReview, error) {
+	nr := store.NewReview{
+		BatchID: req.BatchID, BaseRef: req.Base, HeadRef: req.Head,
+		SkippedStages: pipeline.SkippedStages(cfg.Harness), Config: pipeline.Snapshot(cfg),
+		Timeout: cfg.Scheduler.ReviewTimeout,
+	}
+	var raw []byte
+	var read func(path string) ([]byte, error)
+	switch {
+	case req.DiffFile != "":
+		data, err := readDiffFile(req.DiffFile)
+		if err != nil {
+			return nr, err
+		}
+		raw = data
+		nr.Source, nr.Repo = "diff", req.Repo
+		if req.Repo != "" {
+			abs, err := filepath.Abs(req.Repo)
+			if err != nil {
+				return nr, fmt.Errorf("resolve --repo %s: %w", req.Repo, err)
+			}
+			nr.Repo, nr.Snapshot = abs, abs
+			read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, abs, "", p) }
+		}
+		nr.BaseRef, nr.HeadRef = "", filepath.Base(req.DiffFile)
+	case req.Repo != "":
+		if req.Base == "" || req.Head == "" {
+			return nr, errors.New("reviewing a repository needs both --base and --head")
+		}
+		dir := req.Repo
+		nr.Source = "git"
+		if IsRemote(req.Repo) {
+			nr.Source = "url"
+			sum := sha256.Sum256([]byte(req.Repo))
+			dir = filepath.Join(req.CacheDir, "repos", hex.EncodeToString(sum[:8]))
+			if !gitsrc.IsRepo(ctx, dir) {
+				if err := gitsrc.Clone(ctx, req.Repo, dir); err != nil {
+					return nr, fmt.Errorf("clone %s: %w", req.Repo, err)
+				}
+			}
+			nr.Repo = req.Repo
+		} else {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
+			}
+			if !gitsrc.IsRepo(ctx, abs) {
+				return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
+			}
+			dir, nr.Repo = abs, abs
+		}
+		var err error
+		if nr.BaseSHA, err = gitsrc.ResolveRev(ctx, dir, req.Base); err != nil {
+			return nr, fmt.Errorf("resolve --base: %w", err)
+		}
+		if nr.HeadSHA, err = gitsrc.ResolveRev(ctx, dir, req.Head); err != nil {
+			return nr, fmt.Errorf("resolve --head: %w", err)
+		}
+		if raw, err = gitsrc.Diff(ctx, dir, nr.BaseSHA, nr.HeadSHA); err != nil {
+			return nr, fmt.Errorf("diff %s..%s: %w", req.Base, req.Head, err)
+		}
+		nr.Snapshot = dir
+		head := nr.HeadSHA
+		read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, dir, head, p) }
+	default:
+		return nr, errors.New("nothing to review: give --repo DIR with --base and --head, or --diff FILE")
+	}
+
+	files, err := diff.Parse(raw)
+	if err != nil {
+		return nr, fmt.Errorf("parse diff: %w", err)
+	}
+	if len(files) == 0 {
+		return nr, ErrEmptyChange
+	}
+	nr.Files = buildFiles(cfg.Intent, files, read)
+	nr.IntentMode, nr.Items = plan(cfg.Intent, nr.Files)
+	return nr, nil
+}
+
+func readDiffFile(name string) ([]byte, error) {
+	if name == "-" {
+		return nil, errors.New("reading a diff from standard input is not supported; save it to a file")
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read diff: %w", err)
+	}
+	return data, nil
+}
+
+// buildFiles turns parsed diff files into stored files: skipped ones keep
+// their reason, reviewed ones get their changed lines and head content.
+func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte, error)) []store.File {
+	out := make([]store.File, 0, len(files))
+	seen := map[string]bool{}
+	for _, f := range files {
+		p := f.Path()
+		if seen[p] {
+			continue // a path listed twice in one diff: keep the first
+		}
+		seen[p] = true
+		add, del := f.Stats()
+		sf := store.File{
+			Path: p, Change: string(f.Status), Binary: f.Binary, Additions: add, Deletions: del,
+			Diff: f.Text(), ChangedLines: f.ChangedNewLines(),
+		}
+		if f.OldPath != "" && f.OldPath != p {
+			sf.OldPath = f.OldPath
+		}
+		if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
+			sf.SkipReason = reason
+			if reason == diff.ReasonTooLarge || reason == diff.ReasonBinary {
+				sf.Diff = "" // not stored: nothing will read it
+			}
+			out = append(out, sf)
+			continue
+		}
+		sf.Content, sf.SkipReason = content(cfg, f, read)
+		out = append(out, sf)
+	}
+	return out
+}
+
+// content reads the head-side text of a file. When no source can give it,
+// an added file is rebuilt from its diff (every line is new).
+func content(cfg config.Intent, f *diff.File, read func(string) ([]byte, error)) (*string, string) {
+	var data []byte
+	var err error = errors.New("no source for file contents")
+	if read != nil {
+		data, err = read(f.Path())
+	}
+	if err != nil {
+		if f.Status == diff.StatusAdded {
+			s := rebuild(f)
+			return &s, ""
+		}
+		return nil, ""
+	}
+	if len(data) > cfg.MaxFileBytes {
+		return nil, diff.ReasonTooLarge
+	}
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return nil, diff.ReasonBinary
+	}
+	s := string(data)
+	return &s, ""
+}
+
+func rebuild(f *diff.File) string {
+	var b strings.Builder
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind != diff.Deleted {
+				b.WriteString(l.Text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+// plan chooses the intent mode and cuts the reviewed files into items:
+// one per file, or — for large changes — chunks of several files.
+func plan(cfg config.Intent, files []store.File) (string, []store.Item) {
+	var reviewed []store.File
+	chars := 0
+	for _, f := range files {
+		if f.SkipReason == "" {
+			reviewed = append(reviewed, f)
+			chars += len(f.Diff)
+		}
+	}
+	mode := intent.ModePerFile
+	if len(reviewed) >= cfg.ChunkFilesThreshold || chars >= cfg.ChunkCharsThreshold {
+		mode = intent.ModeChunked
+	}
+	var items []store.Item
+	add := func(paths []string) {
+		prefix := "p"
+		if mode == intent.ModeChunked {
+			prefix = "c"
+		}
+		payload, _ := json.Marshal(intent.ItemPayload{Mode: mode, Files: paths})
+		items = append(items, store.Item{Stage: review.StageIntent, Key: fmt.Sprintf("%s%04d", prefix, len(items)+1), Payload: payload})
+	}
+	if mode == intent.ModePerFile {
+		for _, f := range reviewed {
+			add([]string{f.Path})
+		}
+		return mode, items
+	}
+	var cur []string
+	size := 0
+	for _, f := range reviewed {
+		if len(cur) > 0 && (len(cur) >= cfg.ChunkMaxFiles || size+len(f.Diff) > cfg.ChunkMaxChars) {
+			add(cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, f.Path)
+		size += len(f.Diff)
+	}
+	if len(cur) > 0 {
+		add(cur)
+	}
+	return mode, items
+}
