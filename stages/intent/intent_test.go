@@ -1,0 +1,151 @@
+package intent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/stagetest"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/stages/intent"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+const goDiff = `diff --git a/worker.go b/worker.go
+--- a/worker.go
++++ b/worker.go
+@@ -10,2 +10,4 @@ func run() {
+ 	x := 1
++	go func() { results <- compute(x) }()
++	total += <-results
+ 	return
+`
+
+const cssDiff = `diff --git a/site.css b/site.css
+--- a/site.css
++++ b/site.css
+@@ -1,2 +1,2 @@
+ body {
+-  color: red;
++  color: blue;
+`
+
+func setup(t *testing.T, cfg config.Config, mode string, files map[string]string) (*store.Store, string) {
+	t.Helper()
+	st := stagetest.Store(t)
+	nr := store.NewReview{Repo: "/r", Source: "diff", IntentMode: mode, Timeout: time.Hour, Config: pipeline.Snapshot(cfg)}
+	var paths []string
+	for p, d := range files {
+		content := strings.Repeat("line\n", 20)
+		nr.Files = append(nr.Files, store.File{Path: p, Change: "modified", Diff: d, ChangedLines: []int{11, 12}, Content: &content})
+		paths = append(paths, p)
+	}
+	payload, _ := json.Marshal(intent.ItemPayload{Mode: mode, Files: paths})
+	nr.Items = []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}
+	id, err := st.CreateReview(context.Background(), nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, id
+}
+
+func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []map[string]any{
+		{"risk_type": "concurrency", "file": "somewhere/else.go", "line_start": 12, "line_end": 11,
+			"description": "unsynchronised read of results", "suggestion": "use a WaitGroup", "severity": "high", "confidence": 0.8},
+		{"risk_type": "robustness", "file": "worker.go", "line_start": 11, "line_end": 11,
+			"description": "  ", "suggestion": "", "severity": "low", "confidence": 0.3},
+	}})))
+	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := st.ListFindings(ctx, id)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("findings: %+v %v (an empty description must be dropped)", fs, err)
+	}
+	if fs[0].File != "worker.go" || fs[0].LineStart != 11 || fs[0].LineEnd != 12 || fs[0].RiskType != review.Concurrency {
+		t.Fatalf("finding not normalised: %+v", fs[0])
+	}
+	req := srv.Requests()[0]
+	if llmfake.SchemaName(req) != intent.SchemaName {
+		t.Errorf("schema name %q", llmfake.SchemaName(req))
+	}
+	user := req.Messages[len(req.Messages)-1].Content
+	if !strings.Contains(user, "11") || !strings.Contains(user, "go func()") {
+		t.Errorf("the diff is not shown with new-side numbers:\n%s", user)
+	}
+	file, _ := st.GetFile(ctx, id, "worker.go")
+	if len(file.Packs) == 0 || len(file.Packs) == 5 {
+		t.Errorf("a goroutine diff should select some packs, not all: %v", file.Packs)
+	}
+	if it, _ := st.GetItem(ctx, id, review.StageIntent, "i1"); it.Status != store.ItemDone {
+		t.Errorf("item %s", it.Status)
+	}
+}
+
+func TestProgressiveContextToggle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sizes := map[bool]int{}
+	for _, enabled := range []bool{true, false} {
+		client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []any{}})))
+		cfg := config.Default()
+		cfg.Harness.ProgressiveContextEnabled = enabled
+		st, id := setup(t, cfg, intent.ModePerFile, map[string]string{"worker.go": goDiff})
+		h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+		if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+			t.Fatal(err)
+		}
+		sizes[enabled] = len(srv.Requests()[0].Messages[0].Content)
+		file, _ := st.GetFile(ctx, id, "worker.go")
+		if !enabled && len(file.Packs) != 5 {
+			t.Errorf("with progressive context off every pack is used, got %v", file.Packs)
+		}
+	}
+	if sizes[true] >= sizes[false] {
+		t.Fatalf("system prompt with progressive context (%d chars) is not shorter than without (%d)", sizes[true], sizes[false])
+	}
+}
+
+func TestChunkedIntentMatchesFilesByName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client, srv := stagetest.LLM(t, func(context.Context, openai.ChatCompletionRequest) llmfake.Reply {
+		return llmfake.JSON(map[string]any{"findings": []map[string]any{
+			{"risk_type": "concurrency", "file": "b/worker.go", "line_start": 11, "line_end": 11, "description": "race", "suggestion": "", "severity": "high", "confidence": 0.7},
+			{"risk_type": "static", "file": "nowhere.go", "line_start": 1, "line_end": 1, "description": "ghost", "suggestion": "", "severity": "low", "confidence": 0.7},
+		}})
+	})
+	st, id := setup(t, config.Default(), intent.ModeChunked, map[string]string{"worker.go": goDiff, "site.css": cssDiff})
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := st.ListFindings(ctx, id)
+	if len(fs) != 1 || fs[0].File != "worker.go" {
+		t.Fatalf("findings: %+v (a finding on a file outside the chunk must be dropped)", fs)
+	}
+	user := srv.Requests()[0].Messages[1].Content
+	if !strings.Contains(user, "worker.go") || !strings.Contains(user, "site.css") || strings.Contains(user, "Head version") {
+		t.Errorf("a chunk shows every file's diff and no file contents:\n%s", user)
+	}
+}

@@ -1,0 +1,244 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+func open(t *testing.T) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, testenv.IsolatedSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func content(s string) *string { return &s }
+
+func newReview(t *testing.T, st *store.Store, items ...string) string {
+	t.Helper()
+	nr := store.NewReview{
+		Repo: "/repo", Source: "git", BaseRef: "main", HeadRef: "topic", IntentMode: "per_file",
+		Timeout: time.Hour,
+		Files: []store.File{
+			{Path: "a.go", Change: "modified", ChangedLines: []int{3, 4}, Diff: "@@", Content: content("x\ny\nz\nw\n")},
+			{Path: "img.png", Change: "added", Binary: true, SkipReason: "binary"},
+		},
+	}
+	for _, k := range items {
+		nr.Items = append(nr.Items, store.Item{Stage: review.StageIntent, Key: k, Payload: json.RawMessage(`{"files":["a.go"]}`)})
+	}
+	id, err := st.CreateReview(context.Background(), nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestMigrateUpDownUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	v, err := st.SchemaVersion(ctx)
+	if err != nil || v < 1 {
+		t.Fatalf("version after up: %d %v", v, err)
+	}
+	if _, err := st.MigrateDown(ctx); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if v, _ := st.SchemaVersion(ctx); v != 0 {
+		t.Fatalf("version after down: %d", v)
+	}
+	res, err := st.Migrate(ctx)
+	if err != nil || len(res) == 0 {
+		t.Fatalf("up again: %v %v", res, err)
+	}
+	newReview(t, st, "p1")
+}
+
+func TestCreateReviewStoresFilesAndLedger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1", "p2")
+	r, err := st.GetReview(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != store.StatusRunning || r.Stage != review.StageIntent || r.DeadlineAt.Before(time.Now()) {
+		t.Fatalf("review: %+v", r)
+	}
+	files, err := st.ListFiles(ctx, id)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("files: %v %v", files, err)
+	}
+	if files[0].Path != "a.go" || files[0].Content == nil || len(files[0].ChangedLines) != 2 || files[1].SkipReason != "binary" {
+		t.Fatalf("files: %+v", files)
+	}
+	if _, err := st.GetReview(ctx, "not-a-uuid"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("bad id: %v", err)
+	}
+	prog, err := st.Progress(ctx, id)
+	if err != nil || len(prog) != 1 || prog[0].Total != 2 || prog[0].Done != 0 {
+		t.Fatalf("progress: %+v %v", prog, err)
+	}
+}
+
+func TestFinishIntentItemIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1")
+	fs := []review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 3, LineEnd: 3, Description: "d", Severity: review.High, Confidence: 0.8}}
+	if err := st.FinishIntentItem(ctx, id, "p1", fs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishIntentItem(ctx, id, "p1", append(fs, fs...)); !errors.Is(err, store.ErrItemClosed) {
+		t.Fatalf("second delivery: %v", err)
+	}
+	got, err := st.ListFindings(ctx, id)
+	if err != nil || len(got) != 1 || got[0].Confidence != 0.8 || got[0].Status != review.StatusActive {
+		t.Fatalf("findings: %+v %v", got, err)
+	}
+}
+
+func TestAdvanceHasExactlyOneWinner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1", "p2")
+	// Not yet: items are pending.
+	if won, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, nil); err != nil || won {
+		t.Fatalf("advance with pending items: won=%v err=%v", won, err)
+	}
+	for _, k := range []string{"p1", "p2"} {
+		if err := st.FinishIntentItem(ctx, id, k, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wins int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			won, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+				return []store.Item{{Key: "f1"}}, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			if won {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d callers won the transition, want 1", wins)
+	}
+	items, err := st.ListItems(ctx, id, review.StageVerify)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("verify items: %+v %v", items, err)
+	}
+}
+
+func TestVerdictMovesConfidenceOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1")
+	if err := st.FinishIntentItem(ctx, id, "p1", []review.Finding{{RiskType: review.Static, File: "a.go", LineStart: 3, LineEnd: 3, Description: "d", Severity: review.Low, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := st.ListFindings(ctx, id)
+	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+		return []store.Item{{Key: "f"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	v := store.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageVerify, Verdict: "unanchored", ConfidenceBefore: 0.9, ConfidenceAfter: 0.3}
+	if err := st.FinishVerdictItem(ctx, "f", v, nil); err != nil {
+		t.Fatal(err)
+	}
+	v.ConfidenceAfter = 0.1
+	if err := st.FinishVerdictItem(ctx, "f", v, nil); !errors.Is(err, store.ErrItemClosed) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	f, err := st.GetFinding(ctx, fs[0].ID)
+	if err != nil || f.Confidence != 0.3 {
+		t.Fatalf("confidence %v, want 0.3 (%v)", f.Confidence, err)
+	}
+	vs, _ := st.ListVerdicts(ctx, id)
+	if len(vs) != 1 {
+		t.Fatalf("%d verdict rows, want 1", len(vs))
+	}
+}
+
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st)
+	for i := 0; i < 2; i++ {
+		if err := st.ReserveLLMCall(ctx, id, 2, 0, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.ReserveLLMCall(ctx, id, 2, 0, 10); !errors.Is(err, store.ErrBudgetExceeded) {
+		t.Fatalf("third call: %v", err)
+	}
+	if err := st.RecordLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", Model: "m", PromptHash: "h", Status: "ok", TokensIn: 900, TokensOut: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReserveLLMCall(ctx, id, 0, 1000, 100); !errors.Is(err, store.ErrBudgetExceeded) {
+		t.Fatalf("token budget: %v", err)
+	}
+	r, _ := st.GetReview(ctx, id)
+	if r.TokensIn != 900 || r.TokensOut != 50 {
+		t.Fatalf("tokens not added to the review: %+v", r)
+	}
+}
+
+func TestExpiredReviewsFailWithReason(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := st.FailExpiredReviews(ctx)
+	if err != nil || len(ids) != 1 || ids[0] != id {
+		t.Fatalf("expired: %v %v", ids, err)
+	}
+	r, _ := st.GetReview(ctx, id)
+	if r.Status != store.StatusFailed || r.Error == "" || r.FinishedAt == nil {
+		t.Fatalf("review: %+v", r)
+	}
+}
