@@ -179,4 +179,3 @@ func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
 		Duration: res.Duration.Round(time.Millisecond), Error: res.Error,
 	}
 }
-

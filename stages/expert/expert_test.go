@@ -1,0 +1,115 @@
+package expert_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/snapshot"
+	"github.com/reviewfleet/reviewfleet/internal/stagetest"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/stages/expert"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+const src = "package a\n\nfunc first(xs []int) int {\n\treturn xs[0]\n}\n"
+
+func run(t *testing.T, h llmfake.Handler) (string, review.Finding, *expert.Handler, *llmfake.Server) {
+	t.Helper()
+	st := stagetest.Store(t)
+	client, srv := stagetest.LLM(t, h)
+	cfg := config.Default()
+	cfg.Expert.MaxMissingCompletion = 2
+	id, fs := stagetest.Review(t, st, cfg, review.StageExpert,
+		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
+	hd := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
+	if err := hd.Work(context.Background(), stagetest.Payload(id, review.StageExpert, fs[0])); err != nil {
+		t.Fatal(err)
+	}
+	return id, fs[0], hd, srv
+}
+
+func TestAcceptedVerdictIsStoredWithItsRun(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Script(
+		llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": "a.go", "start_line": 1, "end_line": 5})),
+		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "confirmed", "confidence": 0.9, "reasoning": "xs[0] with no length check",
+			"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return xs[0]", "required": true}},
+		})),
+	))
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || v.Verdict != review.VerdictConfirmed || v.ConfidenceAfter != 0.9 || v.ConfidenceBefore != 0.8 {
+		t.Fatalf("verdict %+v", v)
+	}
+	runs, err := h.Store.ListExpertRuns(context.Background(), id)
+	if err != nil || runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 2 {
+		t.Fatalf("run %+v %v", runs[f.ID], err)
+	}
+	var tools map[string]int
+	_ = json.Unmarshal(runs[f.ID].ToolCalls, &tools)
+	if tools["read_file"] != 1 {
+		t.Errorf("tool calls %v", tools)
+	}
+}
+
+func TestAcceptGateCatchesAQuoteNotInTheFile(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Script(
+		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "confirmed", "confidence": 0.9, "reasoning": "claims a nil map write",
+			"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 1, "end_line": 5, "match": "m[k] = v", "required": true}},
+		})),
+	))
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	if runs[f.ID].StopReason != "accept_check_failed" {
+		t.Fatalf("stop reason %q", runs[f.ID].StopReason)
+	}
+	v, _ := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if v.ConfidenceAfter >= 0.9 {
+		t.Fatalf("a verdict failing the accept gate kept its confidence: %+v", v)
+	}
+}
+
+func TestHostileToolCallsNeverLeakOutsideContent(t *testing.T) {
+	t.Parallel()
+	secret := "reviewfleet-expert-secret-" + t.Name()
+	outside := t.TempDir() + "/secret.txt"
+	if err := os.WriteFile(outside, []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id, f, h, srv := run(t, llmfake.Script(
+		llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": outside, "start_line": 1, "end_line": 5})),
+		llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": "../../../../../../" + outside, "start_line": 1, "end_line": 5})),
+		llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": "/proc/self/environ"})),
+		llmfake.Tools(openai.ToolCall{ID: "bad", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "grep", Arguments: "{not json"}}),
+		llmfake.Text("I think it is fine."),
+		llmfake.Text("Really."),
+	))
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	if runs[f.ID].StopReason != "missing_completion_signal" {
+		t.Fatalf("stop reason %q", runs[f.ID].StopReason)
+	}
+	for i, req := range srv.Requests() {
+		body, _ := json.Marshal(req)
+		if strings.Contains(string(body), secret) || strings.Contains(string(body), "PATH=") {
+			t.Fatalf("request %d carries content from outside the repository", i)
+		}
+	}
+	if v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert); !ok || v.Verdict != review.VerdictInconclusive || v.ConfidenceAfter > 0.8 {
+		t.Fatalf("verdict %+v", v)
+	}
+}
