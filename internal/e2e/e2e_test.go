@@ -40,6 +40,15 @@ type fleet struct {
 
 func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet {
 	t.Helper()
+	f := openFleet(t, h, edit)
+	f.startWorker(t)
+	return f
+}
+
+// openFleet opens the submitter and the worker's dependencies without
+// starting the worker.
+func openFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet {
+	t.Helper()
 	ctx := context.Background()
 	srv := llmfake.New(h)
 	t.Cleanup(srv.Close)
@@ -64,17 +73,22 @@ func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet
 	if err != nil {
 		t.Fatalf("open worker: %v", err)
 	}
-	w, err := wk.NewWorker(cfg.Worker)
+	f := &fleet{cfg: cfg, sub: sub, worker: wk, stop: func() {}}
+	t.Cleanup(func() { f.stop(); wk.Close(); sub.Close() })
+	return f
+}
+
+// startWorker runs the worker until the test ends.
+func (f *fleet) startWorker(t *testing.T) {
+	t.Helper()
+	w, err := f.worker.NewWorker(f.cfg.Worker)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(wctx) }()
-	f := &fleet{cfg: cfg, sub: sub, worker: wk}
-	f.stop = func() { cancel(); <-done; wk.Close(); sub.Close() }
-	t.Cleanup(f.stop)
-	return f
+	f.stop = func() { cancel(); <-done }
 }
 
 func (f *fleet) review(t *testing.T, req submit.Request) store.Review {
