@@ -18,6 +18,7 @@ CREATE TABLE reviews (
     base_sha        text NOT NULL DEFAULT '',
     head_sha        text NOT NULL DEFAULT '',
     snapshot        text NOT NULL DEFAULT '',            -- where workers find the head tree
+    purpose         text NOT NULL DEFAULT '',            -- the change's stated purpose (commit messages, PR text)
     status          text NOT NULL DEFAULT 'queued'
                     CHECK (status IN ('queued', 'running', 'done', 'failed')),
     stage           text NOT NULL DEFAULT 'intent',

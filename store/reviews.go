@@ -31,6 +31,7 @@ type Review struct {
 	BaseSHA       string
 	HeadSHA       string
 	Snapshot      string
+	Purpose       string
 	Status        string
 	Stage         review.Stage
 	IntentMode    string
@@ -90,6 +91,7 @@ type NewReview struct {
 	BaseSHA       string
 	HeadSHA       string
 	Snapshot      string
+	Purpose       string
 	IntentMode    string
 	SkippedStages []string
 	Config        json.RawMessage
@@ -123,11 +125,11 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 		_, err := tx.Exec(ctx, `
 			INSERT INTO reviews (id, batch_id, repo, source, base_ref, head_ref, base_sha, head_sha,
 			                     snapshot, status, stage, intent_mode, skipped_stages, config,
-			                     started_at, deadline_at)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,'running',$10,$11,$12,$13, now(), now() + $14::interval)`,
+			                     started_at, deadline_at, purpose)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,'running',$10,$11,$12,$13, now(), now() + $14::interval, $15)`,
 			nr.ID, batch, nr.Repo, nr.Source, nr.BaseRef, nr.HeadRef, nr.BaseSHA, nr.HeadSHA,
 			nr.Snapshot, string(stage), nr.IntentMode, nr.SkippedStages, nr.Config,
-			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()))
+			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()), nr.Purpose)
 		if err != nil {
 			return fmt.Errorf("insert review: %w", err)
 		}
@@ -165,14 +167,14 @@ func nonNilStrings(v []string) []string {
 }
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
-	snapshot, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
+	snapshot, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at`
 
 func scanReview(row pgx.Row) (Review, error) {
 	var r Review
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
-		&r.HeadSHA, &r.Snapshot, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
+		&r.HeadSHA, &r.Snapshot, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
 		&r.Error, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
 		&r.FinishedAt, &r.DeadlineAt)
 	r.Stage = review.Stage(stage)

@@ -23,6 +23,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	base := fs.String("base", "", "base revision")
 	head := fs.String("head", "", "head revision")
 	diffFile := fs.String("diff", "", "unified diff file to review (file contents are read from --repo)")
+	purpose := fs.String("purpose", "", "what the change is for, e.g. the pull request's title and description (default: the commit messages)")
 	format := fs.String("format", "markdown", "output format: markdown, json or sarif")
 	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
@@ -35,7 +36,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 
 	var edit func(*config.Config)
-	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile}
+	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
 	if *useDemo {
 		srv := demo.NewServer()
 		defer srv.Close()

@@ -1,8 +1,10 @@
 package gitsrc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 )
 
 // Diff returns the unified diff from base to head (any revisions naming
@@ -28,4 +30,27 @@ func Diff(ctx context.Context, repoDir, base, head string) ([]byte, error) {
 		return nil, fmt.Errorf("diff %s..%s in %s: %w", base, head, repoDir, err)
 	}
 	return out, nil
+}
+
+// MaxLogBytes bounds what Log returns.
+const MaxLogBytes = 8 << 10
+
+// Log returns the messages of the commits in base..head, newest first, one
+// blank line between them, cut at MaxLogBytes: the change's stated purpose.
+func Log(ctx context.Context, repoDir, base, head string) (string, error) {
+	out, err := run(ctx, repoDir, nil, "log", "--no-color", "--format=%B%x00", "--max-count=50", base+".."+head, "--")
+	if err != nil {
+		return "", fmt.Errorf("log %s..%s in %s: %w", base, head, repoDir, err)
+	}
+	var msgs []string
+	for _, m := range bytes.Split(out, []byte{0}) {
+		if s := strings.TrimSpace(string(m)); s != "" {
+			msgs = append(msgs, s)
+		}
+	}
+	s := strings.Join(msgs, "\n\n")
+	if len(s) > MaxLogBytes {
+		s = s[:MaxLogBytes] + "\n…"
+	}
+	return s, nil
 }

@@ -36,6 +36,10 @@ type Request struct {
 	Base, Head string
 	// DiffFile is a unified diff to review instead of Base..Head.
 	DiffFile string
+	// Purpose states what the change is for (a pull request's title and
+	// description). Empty: the commit messages of Base..Head, or the text
+	// before the first file of a diff file (a format-patch message).
+	Purpose string
 	// BatchID groups the review into a batch (optional).
 	BatchID string
 	// CacheDir holds clones of remote repositories.
@@ -67,6 +71,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		}
 		raw = data
 		nr.Source, nr.Repo = "diff", req.Repo
+		nr.Purpose = preamble(data)
 		if req.Repo != "" {
 			abs, err := filepath.Abs(req.Repo)
 			if err != nil {
@@ -113,12 +118,20 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 			return nr, fmt.Errorf("diff %s..%s: %w", req.Base, req.Head, err)
 		}
 		nr.Snapshot = dir
+		if req.Purpose == "" {
+			if msg, err := gitsrc.Log(ctx, dir, nr.BaseSHA, nr.HeadSHA); err == nil {
+				nr.Purpose = msg
+			}
+		}
 		head := nr.HeadSHA
 		read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, dir, head, p) }
 	default:
 		return nr, errors.New("nothing to review: give --repo DIR with --base and --head, or --diff FILE")
 	}
 
+	if req.Purpose != "" {
+		nr.Purpose = req.Purpose
+	}
 	files, err := diff.Parse(raw)
 	if err != nil {
 		return nr, fmt.Errorf("parse diff: %w", err)
@@ -257,4 +270,33 @@ func plan(cfg config.Intent, files []store.File) (string, []store.Item) {
 		add(cur)
 	}
 	return mode, items
+}
+
+// preamble returns the message before the first file of a diff (the
+// commit message of a format-patch file), without mail headers.
+func preamble(data []byte) string {
+	head, _, _ := bytes.Cut(data, []byte("\ndiff --git "))
+	if bytes.HasPrefix(data, []byte("diff --git ")) || bytes.HasPrefix(data, []byte("--- ")) {
+		return ""
+	}
+	var keep []string
+	for _, l := range strings.Split(string(head), "\n") {
+		switch {
+		case strings.HasPrefix(l, "From "), strings.HasPrefix(l, "From:"), strings.HasPrefix(l, "Date:"):
+			continue
+		case strings.HasPrefix(l, "Subject:"):
+			l = strings.TrimSpace(strings.TrimPrefix(l, "Subject:"))
+			if i := strings.Index(l, "] "); strings.HasPrefix(l, "[") && i > 0 {
+				l = l[i+2:]
+			}
+		case l == "---":
+			return strings.TrimSpace(strings.Join(keep, "\n"))
+		}
+		keep = append(keep, l)
+	}
+	s := strings.TrimSpace(strings.Join(keep, "\n"))
+	if len(s) > 8<<10 {
+		s = s[:8<<10]
+	}
+	return s
 }

@@ -74,6 +74,9 @@ func TestPrepareGitChange(t *testing.T) {
 	if fs["a.go"].Content == nil || !strings.Contains(*fs["a.go"].Content, "panic(1)") || len(fs["a.go"].ChangedLines) == 0 {
 		t.Fatalf("a.go: %+v", fs["a.go"])
 	}
+	if nr.Purpose != "head" {
+		t.Errorf("purpose %q, want the commit message", nr.Purpose)
+	}
 	if nr.IntentMode != intent.ModePerFile || len(nr.Items) != 2 || nr.BaseSHA == "" || len(nr.HeadSHA) != 40 {
 		t.Fatalf("review: mode %s, %d items, %s..%s", nr.IntentMode, len(nr.Items), nr.BaseSHA, nr.HeadSHA)
 	}
@@ -156,5 +159,16 @@ func TestPrepareErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want it to mention %q", req, err, want)
 		}
+	}
+}
+
+func TestPreamble(t *testing.T) {
+	t.Parallel()
+	patch := "From 1234 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nDate: Mon, 1 Jan 2024\nSubject: [PATCH 1/2] Retry uploads\n\nUploads fail on flaky networks.\n---\n a.go | 2 +-\n\ndiff --git a/a.go b/a.go\n"
+	if got := preamble([]byte(patch)); got != "Retry uploads\n\nUploads fail on flaky networks." {
+		t.Fatalf("preamble %q", got)
+	}
+	if got := preamble([]byte("diff --git a/a b/a\n")); got != "" {
+		t.Fatalf("a plain diff has no purpose, got %q", got)
 	}
 }

@@ -127,6 +127,9 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 func userMessage(r store.Review, files []store.File, chunked bool) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Repository: %s\nChange: %s..%s\n", r.Repo, short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
+	if p := strings.TrimSpace(r.Purpose); p != "" {
+		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n<<<\n%s\n>>>\n", p)
+	}
 	for _, f := range files {
 		parsed, err := diff.Parse([]byte(f.Diff))
 		if err != nil || len(parsed) == 0 {

@@ -48,7 +48,7 @@ const cssDiff = `diff --git a/site.css b/site.css
 func setup(t *testing.T, cfg config.Config, mode string, files map[string]string) (*store.Store, string) {
 	t.Helper()
 	st := stagetest.Store(t)
-	nr := store.NewReview{Repo: "/r", Source: "diff", IntentMode: mode, Timeout: time.Hour, Config: pipeline.Snapshot(cfg)}
+	nr := store.NewReview{Repo: "/r", Source: "diff", Purpose: "Compute results in the background", IntentMode: mode, Timeout: time.Hour, Config: pipeline.Snapshot(cfg)}
 	var paths []string
 	for p, d := range files {
 		content := strings.Repeat("line\n", 20)
@@ -90,6 +90,9 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 		t.Errorf("schema name %q", llmfake.SchemaName(req))
 	}
 	user := req.Messages[len(req.Messages)-1].Content
+	if !strings.Contains(user, "Compute results in the background") {
+		t.Errorf("the change's purpose is not in the prompt:\n%s", user)
+	}
 	if !strings.Contains(user, "11") || !strings.Contains(user, "go func()") {
 		t.Errorf("the diff is not shown with new-side numbers:\n%s", user)
 	}
