@@ -1,0 +1,295 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+)
+
+// object is one rendered Kubernetes object, kept generic.
+type object map[string]any
+
+func (o object) kind() string { return str(o, "kind") }
+func (o object) name() string { return str(o, "metadata", "name") }
+
+// get walks nested maps and lists (ints index lists); nil when absent.
+func get(v any, path ...any) any {
+	for _, p := range path {
+		switch key := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				if o, isObj := v.(object); isObj {
+					m, ok = map[string]any(o), true
+				}
+			}
+			if !ok {
+				return nil
+			}
+			v = m[key]
+		case int:
+			l, ok := v.([]any)
+			if !ok || key >= len(l) {
+				return nil
+			}
+			v = l[key]
+		}
+	}
+	return v
+}
+
+func str(v any, path ...any) string {
+	s, _ := get(v, path...).(string)
+	return s
+}
+
+// render runs `kubectl kustomize` on a directory under k8s/.
+func render(t *testing.T, kubectl, dir string) []object {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join("k8s", dir))
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
+	}
+	var objs []object
+	dec := yaml.NewDecoder(bytes.NewReader(out))
+	for {
+		var o object
+		err := dec.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("parse output of kustomize %s: %v", dir, err)
+		}
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return objs
+}
+
+func find(objs []object, kind, name string) object {
+	for _, o := range objs {
+		if o.kind() == kind && o.name() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+func kinds(objs []object) []string {
+	var ks []string
+	for _, o := range objs {
+		if !slices.Contains(ks, o.kind()) {
+			ks = append(ks, o.kind())
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func TestKustomizations(t *testing.T) {
+	t.Parallel()
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl not on PATH")
+	}
+	core := []string{"ConfigMap", "Deployment", "Job", "PodDisruptionBudget", "ServiceAccount"}
+	tests := []struct {
+		dir     string
+		want    []string // kinds beyond core
+		without []string
+		check   func(t *testing.T, objs []object)
+	}{
+		{dir: "base", want: []string{"HorizontalPodAutoscaler", "Secret"}, without: []string{"ScaledObject"}},
+		{dir: "overlays/keda", want: []string{"ScaledObject", "Secret"}, without: []string{"HorizontalPodAutoscaler"}, check: checkScaledObject},
+		{dir: "overlays/asynqmon", want: []string{"HorizontalPodAutoscaler", "Secret", "Service"}, check: checkAsynqmon},
+		{dir: "overlays/production", want: []string{"Namespace", "ScaledObject", "Service"}, without: []string{"Secret", "HorizontalPodAutoscaler"}, check: checkProduction},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			t.Parallel()
+			objs := render(t, kubectl, tt.dir)
+			got := kinds(objs)
+			for _, k := range append(slices.Clone(core), tt.want...) {
+				if !slices.Contains(got, k) {
+					t.Errorf("kinds %v lack %s", got, k)
+				}
+			}
+			for _, k := range tt.without {
+				if slices.Contains(got, k) {
+					t.Errorf("kinds %v include %s", got, k)
+				}
+			}
+			checkWorkloads(t, objs)
+			if tt.check != nil {
+				tt.check(t, objs)
+			}
+		})
+	}
+}
+
+// checkWorkloads verifies what every variant shares: the subcommands, the
+// worker's probes and grace period, and the singleton scheduler.
+func checkWorkloads(t *testing.T, objs []object) {
+	t.Helper()
+	worker := find(objs, "Deployment", "reviewfleet-worker")
+	scheduler := find(objs, "Deployment", "reviewfleet-scheduler")
+	migrate := find(objs, "Job", "reviewfleet-migrate")
+	if worker == nil || scheduler == nil || migrate == nil {
+		t.Fatalf("missing workload: worker %v, scheduler %v, migrate %v", worker != nil, scheduler != nil, migrate != nil)
+	}
+	container := func(o object) any { return get(o, "spec", "template", "spec", "containers", 0) }
+	for _, w := range []struct {
+		o   object
+		arg string
+	}{{worker, "worker"}, {scheduler, "scheduler"}, {migrate, "migrate"}} {
+		c := container(w.o)
+		if args, _ := get(c, "args").([]any); len(args) != 1 || args[0] != w.arg {
+			t.Errorf("%s args = %v, want [%s]", w.o.name(), get(c, "args"), w.arg)
+		}
+		var refs []string
+		envFrom, _ := get(c, "envFrom").([]any)
+		for _, e := range envFrom {
+			refs = append(refs, str(e, "configMapRef", "name")+str(e, "secretRef", "name"))
+		}
+		if !slices.ContainsFunc(refs, func(s string) bool { return strings.HasPrefix(s, "reviewfleet-env") }) ||
+			!slices.Contains(refs, "reviewfleet-secrets") {
+			t.Errorf("%s envFrom = %v, want the env ConfigMap and the Secret", w.o.name(), refs)
+		}
+	}
+
+	wc := container(worker)
+	if p := get(wc, "ports", 0, "containerPort"); p != 8081 {
+		t.Errorf("worker health port = %v, want 8081", p)
+	}
+	for _, probe := range []string{"readinessProbe", "livenessProbe"} {
+		if path := str(wc, probe, "httpGet", "path"); path != "/healthz" {
+			t.Errorf("worker %s path = %q, want /healthz", probe, path)
+		}
+		if port := get(wc, probe, "httpGet", "port"); port != "health" && port != 8081 {
+			t.Errorf("worker %s port = %v, want the 8081 health port", probe, port)
+		}
+	}
+	if g := get(worker, "spec", "template", "spec", "terminationGracePeriodSeconds"); g != 60 {
+		t.Errorf("worker terminationGracePeriodSeconds = %v, want 60", g)
+	}
+	if get(wc, "resources", "requests") == nil {
+		t.Error("worker has no resource requests")
+	}
+	if r := get(scheduler, "spec", "replicas"); r != 1 {
+		t.Errorf("scheduler replicas = %v, want 1", r)
+	}
+	if s := str(scheduler, "spec", "strategy", "type"); s != "Recreate" {
+		t.Errorf("scheduler strategy = %q, want Recreate", s)
+	}
+}
+
+// checkScaledObject verifies KEDA watches the pending list of every queue the
+// pipeline uses, with the key layout asynq gives them.
+func checkScaledObject(t *testing.T, objs []object) {
+	t.Helper()
+	so := find(objs, "ScaledObject", "reviewfleet-worker")
+	if so == nil {
+		t.Fatal("no ScaledObject reviewfleet-worker")
+	}
+	if target := str(so, "spec", "scaleTargetRef", "name"); target != "reviewfleet-worker" {
+		t.Errorf("ScaledObject targets %q", target)
+	}
+	var lists []string
+	triggers, _ := get(so, "spec", "triggers").([]any)
+	for _, tr := range triggers {
+		if typ := str(tr, "type"); typ != "redis" {
+			t.Errorf("trigger type %q, want redis", typ)
+		}
+		lists = append(lists, str(tr, "metadata", "listName"))
+	}
+	var want []string
+	for _, stage := range pipeline.TaskStages {
+		want = append(want, "asynq:{"+pipeline.Queue(stage)+"}:pending")
+	}
+	slices.Sort(lists)
+	slices.Sort(want)
+	if !slices.Equal(lists, want) {
+		t.Errorf("ScaledObject lists = %v, want %v", lists, want)
+	}
+	env := envConfigMap(t, objs)
+	if str(env, "data", "REDIS_ADDRESS") == "" {
+		t.Error("reviewfleet-env lacks REDIS_ADDRESS for the scaler")
+	}
+}
+
+func checkAsynqmon(t *testing.T, objs []object) {
+	t.Helper()
+	svc := find(objs, "Service", "asynqmon")
+	if svc == nil || find(objs, "Deployment", "asynqmon") == nil {
+		t.Fatal("asynqmon Deployment or Service missing")
+	}
+	if p := get(svc, "spec", "ports", 0, "port"); p != 8080 {
+		t.Errorf("asynqmon service port = %v, want 8080", p)
+	}
+}
+
+func checkProduction(t *testing.T, objs []object) {
+	t.Helper()
+	checkScaledObject(t, objs)
+	checkAsynqmon(t, objs)
+	for _, o := range objs {
+		if o.kind() == "Namespace" {
+			continue
+		}
+		if ns := str(o, "metadata", "namespace"); ns != "reviewfleet" {
+			t.Errorf("%s/%s namespace = %q, want reviewfleet", o.kind(), o.name(), ns)
+		}
+	}
+	for _, name := range []string{"reviewfleet-worker", "reviewfleet-scheduler"} {
+		image := str(find(objs, "Deployment", name), "spec", "template", "spec", "containers", 0, "image")
+		if image == "" || strings.HasSuffix(image, ":latest") || !strings.Contains(image, ":") {
+			t.Errorf("%s image %q is not pinned", name, image)
+		}
+	}
+}
+
+func envConfigMap(t *testing.T, objs []object) object {
+	t.Helper()
+	for _, o := range objs {
+		if o.kind() == "ConfigMap" && strings.HasPrefix(o.name(), "reviewfleet-env") {
+			return o
+		}
+	}
+	t.Fatal("no reviewfleet-env ConfigMap")
+	return nil
+}
+
+// TestConfigFilesLoad checks that the config.yaml shipped in the ConfigMaps
+// is accepted by the binary's strict configuration loader.
+func TestConfigFilesLoad(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"k8s/base/config.yaml", "k8s/overlays/production/config.yaml"} {
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if cfg.Worker.HealthAddr != ":8081" {
+			t.Errorf("%s: worker.health_addr = %q, want :8081 (the probes' port)", path, cfg.Worker.HealthAddr)
+		}
+	}
+}
