@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -83,4 +84,28 @@ func convert(res []*goose.MigrationResult, up bool) []MigrationResult {
 		out = append(out, MigrationResult{Version: r.Source.Version, Name: r.Source.Path, Applied: up})
 	}
 	return out
+}
+
+// ErrSchemaBehind is returned by CheckSchema when migrations are pending.
+var ErrSchemaBehind = errors.New("database schema is behind")
+
+// CheckSchema reports, with what to do, when the database has migrations
+// this binary needs still unapplied.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	p, closeDB, err := s.provider()
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("check database schema: %w", err)
+	}
+	if pending {
+		v, _ := p.GetDBVersion(ctx)
+		srcs := p.ListSources()
+		return fmt.Errorf("%w: it is at version %d, this binary needs %d; run `reviewfleet migrate` first",
+			ErrSchemaBehind, v, srcs[len(srcs)-1].Version)
+	}
+	return nil
 }

@@ -22,11 +22,27 @@ func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	return fs, cfgPath
 }
 
+// parseFlags parses flags wherever they stand among the positional
+// arguments (`report ID --format json` as well as `report --format json ID`)
+// and returns the positional ones.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2, err: err}
+	_, err := parseArgs(fs, args)
+	return err
+}
+
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, exitError{code: 2, err: err}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
-	return nil
 }
 
 func logger(stderr io.Writer) *slog.Logger {

@@ -59,7 +59,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, SkipSchemaCheck: true}, nil)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,8 @@ func indentJSON(b []byte) []byte {
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("status", stderr)
 	limit := fs.Int("n", 20, "how many recent reviews to list when no ID is given")
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
@@ -34,7 +35,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer closeApp()
-	if fs.NArg() == 0 {
+	if len(pos) == 0 {
 		reviews, err := a.Store.ListReviews(ctx, *limit)
 		if err != nil {
 			return err
@@ -46,9 +47,9 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return tw.Flush()
 	}
-	r, err := a.Store.GetReview(ctx, fs.Arg(0))
+	r, err := a.Store.GetReview(ctx, pos[0])
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no review %s", fs.Arg(0))
+		return fmt.Errorf("no review %s", pos[0])
 	}
 	if err != nil {
 		return err
@@ -81,10 +82,11 @@ func firstNonEmpty(vs ...string) string {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("report", stderr)
 	format := fs.String("format", "markdown", "output format: markdown, json or sarif")
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return exitError{code: 2, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
 	}
 	if err := checkFormat(*format); err != nil {
@@ -95,7 +97,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer closeApp()
-	id := fs.Arg(0)
+	id := pos[0]
 	r, err := a.Store.GetReview(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("no review %s", id)

@@ -57,7 +57,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "DEMO: reviewing a bundled sample repository; the LLM replies are a RECORDED exchange played back offline — no model is called.")
 	}
 
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, edit)
+	// The demo prepares its database itself; a real review expects `migrate`.
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{Migrate: *useDemo}, edit)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -35,6 +36,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/worker"
 )
 
+var errNoEndpoint = errors.New("no LLM endpoint is configured: set OPENAI_BASE_URL (for example https://api.openai.com/v1) and OPENAI_API_KEY, or llm.base_url / llm.api_key in the config file; `reviewfleet review --demo` runs offline on a recorded exchange")
+
 // Options tunes Open.
 type Options struct {
 	// Log receives structured logs (default: discard below warnings to stderr).
@@ -45,6 +48,9 @@ type Options struct {
 	Migrate bool
 	// SkipLLM opens everything but the LLM client (status, report, migrate).
 	SkipLLM bool
+	// SkipSchemaCheck opens a database whose migrations are pending (the
+	// migrate command itself).
+	SkipSchemaCheck bool
 }
 
 // App is an opened set of dependencies.
@@ -61,16 +67,20 @@ type App struct {
 	LocalRedis bool // an in-process Redis: workers must run in this process
 	Log        *slog.Logger
 
-	rdb     redis.UniversalClient
-	closers []func()
+	rdb             redis.UniversalClient
+	closers         []func()
+	skipSchemaCheck bool
 }
 
 // Open connects everything the configuration asks for, starting local
 // services where no connection is configured.
 func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
-	a := &App{Cfg: cfg, Log: opts.Log}
+	a := &App{Cfg: cfg, Log: opts.Log, skipSchemaCheck: opts.SkipSchemaCheck}
 	if a.Log == nil {
 		a.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if !opts.SkipLLM && strings.TrimSpace(cfg.LLM.BaseURL) == "" {
+		return nil, errNoEndpoint
 	}
 	notices := opts.Notices
 	if notices == nil {
@@ -134,6 +144,10 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		if _, err := st.Migrate(ctx); err != nil {
 			return err
 		}
+		return nil
+	}
+	if !a.skipSchemaCheck {
+		return st.CheckSchema(ctx)
 	}
 	return nil
 }
@@ -182,7 +196,7 @@ func (a *App) openLLM() error {
 	)
 	if err != nil {
 		if errors.Is(err, llm.ErrNotConfigured) {
-			return fmt.Errorf("no LLM endpoint is configured: set OPENAI_BASE_URL (for example https://api.openai.com/v1) and OPENAI_API_KEY, or llm.base_url / llm.api_key in the config file; `reviewfleet review --demo` runs offline on a recorded exchange")
+			return errNoEndpoint
 		}
 		return fmt.Errorf("build LLM client: %w", err)
 	}

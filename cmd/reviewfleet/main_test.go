@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// TestMain lets the test binary stand in for the reviewfleet binary when
+// a test starts it as a separate process.
+func TestMain(m *testing.M) {
+	if os.Getenv("REVIEWFLEET_BE_MAIN") == "1" {
+		main()
+		return
+	}
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+// clearEnv unsets every variable that would reach a command's config.
+func clearEnv(t *testing.T) {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "REVIEWFLEET_") || strings.HasPrefix(k, "OPENAI_") || k == "DATABASE_URL" || k == "REDIS_URL" {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := run(ctx, args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestUsageAndBadArguments(t *testing.T) {
+	clearEnv(t)
+	if out, _, err := runCmd(t); err != nil || !strings.Contains(out, "reviewfleet review") {
+		t.Fatalf("usage: %v %q", err, out)
+	}
+	if _, _, err := runCmd(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Fatalf("unknown command: %v", err)
+	}
+	if _, _, err := runCmd(t, "review", "--format", "pdf"); err == nil || !strings.Contains(err.Error(), "--format") {
+		t.Fatalf("bad format: %v", err)
+	}
+	if out, _, err := runCmd(t, "config", "keys"); err != nil || !strings.Contains(out, "REVIEWFLEET_HARNESS_EVAL_ENABLED") {
+		t.Fatalf("config keys: %v", err)
+	}
+	t.Setenv("REVIEWFLEET_HARNESS_CONFIDENCE_THRESHOLD", "7")
+	if _, _, err := runCmd(t, "status"); err == nil || !strings.Contains(err.Error(), "harness.confidence_threshold") {
+		t.Fatalf("bad configuration must be reported with its key: %v", err)
+	}
+}
+
+func TestRealReviewWithoutEndpointFailsFast(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	r, err := demo.WriteRepo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head)
+	if err == nil || !strings.Contains(err.Error(), "OPENAI_BASE_URL") || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Fatalf("want an error naming OPENAI_BASE_URL and OPENAI_API_KEY, got %v", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Fatalf("took %s to fail", time.Since(start))
+	}
+}
+
+func TestDemoThenStatusAndReport(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
+	out, stderr, err := runCmd(t, "review", "--demo", "--format", "json")
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "RECORDED") || !strings.Contains(stderr, "intent 3/3") {
+		t.Errorf("stderr lacks the recorded-exchange label or progress:\n%s", stderr)
+	}
+	var doc struct {
+		ReviewID string `json:"review_id"`
+		Status   string `json:"status"`
+		Findings []any  `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Status != "done" || len(doc.Findings) == 0 {
+		t.Fatalf("demo json: %v %+v\n%s", err, doc, out)
+	}
+	status, _, err := runCmd(t, "status", doc.ReviewID)
+	if err != nil || !strings.Contains(status, "done") || !strings.Contains(status, "eval") {
+		t.Fatalf("status: %v\n%s", err, status)
+	}
+	sarif, _, err := runCmd(t, "report", doc.ReviewID, "--format", "sarif")
+	if err != nil || !strings.Contains(sarif, `"version": "2.1.0"`) {
+		t.Fatalf("report: %v\n%s", err, sarif)
+	}
+	list, _, err := runCmd(t, "status")
+	if err != nil || !strings.Contains(list, doc.ReviewID) {
+		t.Fatalf("status list: %v\n%s", err, list)
+	}
+}
+
+// The issue's path: migrate, a worker in its own process, and a review
+// submitted against the machine's Redis and Postgres and an
+// OpenAI-compatible server.
+func TestSeparateWorkerProcess(t *testing.T) {
+	clearEnv(t)
+	srv := llmfake.New(demo.Handler)
+	defer srv.Close()
+	dsn := testenv.IsolatedSchema(t)
+	redisURL := testenv.RedisURL(t)
+	env := map[string]string{
+		"DATABASE_URL": dsn, "REDIS_URL": redisURL, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
+		"REVIEWFLEET_WORKER_HEALTH_ADDR": "127.0.0.1:0", "REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
+		"REVIEWFLEET_WORKER_TASK_CHECK_INTERVAL": "20ms",
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	if out, _, err := runCmd(t, "migrate"); err != nil || !strings.Contains(out, "applied") {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
+	var workerLog bytes.Buffer
+	w := exec.Command(os.Args[0], "worker")
+	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
+	w.Stderr = &workerLog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Process.Kill() }()
+
+	r, err := demo.WriteRepo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json")
+	if err != nil {
+		t.Fatalf("review: %v\n%s\nworker:\n%s", err, stderr, workerLog.String())
+	}
+	var doc struct {
+		ReviewID string `json:"review_id"`
+		Status   string `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Status != "done" {
+		t.Fatalf("review json: %v\n%s", err, out)
+	}
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	vs, _ := st.ListVerdicts(context.Background(), doc.ReviewID)
+	stages := map[string]bool{}
+	for _, v := range vs {
+		stages[string(v.Stage)] = true
+	}
+	if !stages["verify"] || !stages["expert"] || !stages["eval"] {
+		t.Fatalf("verdict stages %v", stages)
+	}
+	// The worker stops cleanly on SIGTERM.
+	_ = w.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- w.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("worker exit: %v\n%s", err, workerLog.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("worker did not stop on SIGTERM")
+	}
+	_ = filepath.Join
+}
