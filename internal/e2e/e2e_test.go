@@ -38,7 +38,7 @@ type fleet struct {
 	stop   func()
 }
 
-func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet {
+func newFleet(t testing.TB, h llmfake.Handler, edit func(*config.Config)) *fleet {
 	t.Helper()
 	f := openFleet(t, h, edit)
 	f.startWorker(t)
@@ -47,7 +47,7 @@ func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet
 
 // openFleet opens the submitter and the worker's dependencies without
 // starting the worker.
-func openFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet {
+func openFleet(t testing.TB, h llmfake.Handler, edit func(*config.Config)) *fleet {
 	t.Helper()
 	ctx := context.Background()
 	srv := llmfake.New(h)
@@ -79,7 +79,7 @@ func openFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *flee
 }
 
 // startWorker runs the worker until the test ends.
-func (f *fleet) startWorker(t *testing.T) {
+func (f *fleet) startWorker(t testing.TB) {
 	t.Helper()
 	w, err := f.worker.NewWorker(f.cfg.Worker)
 	if err != nil {
@@ -106,7 +106,7 @@ func (f *fleet) review(t *testing.T, req submit.Request) store.Review {
 	return r
 }
 
-func demoRepo(t *testing.T) submit.Request {
+func demoRepo(t testing.TB) submit.Request {
 	t.Helper()
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
