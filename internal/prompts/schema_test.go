@@ -1,0 +1,162 @@
+package prompts
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+func TestEmbeddedSchemasAreStrict(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t)
+	for _, st := range SchemaStages {
+		raw := s.Schema(st)
+		if raw == nil {
+			t.Fatalf("no schema for %s", st)
+		}
+		if !json.Valid(raw) {
+			t.Errorf("%s schema is not valid JSON", st)
+		}
+		if err := checkStrictSchema(raw); err != nil {
+			t.Errorf("%s schema: %v", st, err)
+		}
+	}
+	if s.Schema(review.StageReport) != nil {
+		t.Error("report stage should have no schema")
+	}
+}
+
+// Independent of checkStrictSchema: walk every object node and check the
+// two strict-mode rules directly.
+func TestEveryObjectIsClosedAndFullyRequired(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t)
+	for _, st := range SchemaStages {
+		var root any
+		if err := json.Unmarshal(s.Schema(st), &root); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+		objects := 0
+		var walk func(at string, v any)
+		walk = func(at string, v any) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			if m["type"] == "object" {
+				objects++
+				if m["additionalProperties"] != false {
+					t.Errorf("%s %s: additionalProperties is %v", st, at, m["additionalProperties"])
+				}
+				props, _ := m["properties"].(map[string]any)
+				req, _ := m["required"].([]any)
+				var reqNames []string
+				for _, r := range req {
+					reqNames = append(reqNames, r.(string))
+				}
+				for name := range props {
+					if !slices.Contains(reqNames, name) {
+						t.Errorf("%s %s: property %q not required", st, at, name)
+					}
+				}
+				if len(reqNames) != len(props) {
+					t.Errorf("%s %s: required %v vs %d properties", st, at, reqNames, len(props))
+				}
+				for name, p := range props {
+					walk(at+"."+name, p)
+				}
+			}
+			if items, ok := m["items"]; ok {
+				walk(at+"[]", items)
+			}
+		}
+		walk("root", root)
+		if objects == 0 {
+			t.Errorf("%s: no object nodes found", st)
+		}
+	}
+}
+
+func TestCheckStrictSchemaRejects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, schema, wantErr string
+	}{
+		{"not json", `{`, "parse schema"},
+		{"trailing data", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false} {}`, "trailing"},
+		{"root not object", `{"type":"array","items":{"type":"string"}}`, "root: type must be"},
+		{"open object", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, "additionalProperties"},
+		{"optional property", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`, "every property"},
+		{"required twice", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a","a"],"additionalProperties":false}`, "every property"},
+		{"nested open object", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}}},"required":["a"],"additionalProperties":false}`, "root.a[]"},
+		{"unsupported keyword", `{"type":"object","properties":{"c":{"type":"number","minimum":0}},"required":["c"],"additionalProperties":false}`, `"minimum"`},
+		{"array without items", `{"type":"object","properties":{"a":{"type":"array"}},"required":["a"],"additionalProperties":false}`, "items"},
+		{"enum of wrong type", `{"type":"object","properties":{"a":{"type":"string","enum":[1]}},"required":["a"],"additionalProperties":false}`, "enum value"},
+		{"unknown type", `{"type":"object","properties":{"a":{"type":"date"}},"required":["a"],"additionalProperties":false}`, "unsupported type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := checkStrictSchema([]byte(tt.schema))
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want one mentioning %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// schemaProps returns the property names of the object at path (a list of
+// property names; "[]" steps into array items).
+func schemaProps(t *testing.T, raw json.RawMessage, path ...string) map[string]any {
+	t.Helper()
+	var node map[string]any
+	if err := json.Unmarshal(raw, &node); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range path {
+		if step == "[]" {
+			node = node["items"].(map[string]any)
+			continue
+		}
+		node = node["properties"].(map[string]any)[step].(map[string]any)
+	}
+	return node["properties"].(map[string]any)
+}
+
+// The schema enums list exactly the domain's values.
+func TestSchemaEnumsMatchDomain(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t)
+	enum := func(stage review.Stage, field string, path ...string) []string {
+		prop := schemaProps(t, s.Schema(stage), path...)[field].(map[string]any)
+		var out []string
+		for _, v := range prop["enum"].([]any) {
+			out = append(out, v.(string))
+		}
+		return out
+	}
+	var risks, severities []string
+	for _, r := range review.RiskTypes {
+		risks = append(risks, string(r))
+	}
+	for _, v := range review.Severities {
+		severities = append(severities, string(v))
+	}
+	tests := []struct {
+		name      string
+		got, want []string
+	}{
+		{"risk_type", enum(review.StageIntent, "risk_type", "findings", "[]"), risks},
+		{"severity", enum(review.StageIntent, "severity", "findings", "[]"), severities},
+		{"expert verdict", enum(review.StageExpert, "verdict"), []string{review.VerdictConfirmed, review.VerdictRefuted, review.VerdictInconclusive}},
+		{"eval verdict", enum(review.StageEval, "verdict"), []string{review.VerdictConfirmed, review.VerdictDisputed, review.VerdictUncertain}},
+	}
+	for _, tt := range tests {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s enum %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
