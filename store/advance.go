@@ -29,6 +29,26 @@ func (t *Tx) Findings(ctx context.Context) ([]review.Finding, error) {
 	return listFindings(ctx, t.tx, t.reviewID)
 }
 
+// Verdicts returns the verdict each finding received at a stage.
+func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]Verdict, error) {
+	rows, err := t.tx.Query(ctx, `
+		SELECT finding_id, verdict, confidence_before, confidence_after, reason
+		FROM verdicts WHERE review_id = $1 AND stage = $2`, t.reviewID, string(stage))
+	if err != nil {
+		return nil, fmt.Errorf("%s verdicts of %s: %w", stage, t.reviewID, err)
+	}
+	defer rows.Close()
+	out := map[int64]Verdict{}
+	for rows.Next() {
+		v := Verdict{ReviewID: t.reviewID, Stage: stage}
+		if err := rows.Scan(&v.FindingID, &v.Verdict, &v.ConfidenceBefore, &v.ConfidenceAfter, &v.Reason); err != nil {
+			return nil, err
+		}
+		out[v.FindingID] = v
+	}
+	return out, rows.Err()
+}
+
 // ChangedLines maps each reviewed file to its new-side changed lines.
 func (t *Tx) ChangedLines(ctx context.Context) (map[string][]int, error) {
 	rows, err := t.tx.Query(ctx, `

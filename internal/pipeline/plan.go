@@ -22,11 +22,36 @@ func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
 		}
 		switch to {
 		case review.StageVerify:
-			return findingItems(ctx, tx, to, -1, cfg)
+			return findingItems(ctx, tx, to, func(review.Finding) (bool, string) { return true, "" })
 		case review.StageExpert:
-			return findingItems(ctx, tx, to, cfg.Harness.ExpertMinConfidence, cfg)
+			verified, err := tx.Verdicts(ctx, review.StageVerify)
+			if err != nil {
+				return nil, err
+			}
+			return findingItems(ctx, tx, to, func(f review.Finding) (bool, string) {
+				if v, ok := verified[f.ID]; ok && v.Verdict == review.VerdictUnanchored {
+					return false, "not anchored in the code at verify: " + v.Reason
+				}
+				if f.Confidence < cfg.Harness.ExpertMinConfidence {
+					return false, fmt.Sprintf("confidence %.2f is below the expert threshold %.2f", f.Confidence, cfg.Harness.ExpertMinConfidence)
+				}
+				return true, ""
+			})
 		case review.StageEval:
-			return findingItems(ctx, tx, to, cfg.Harness.EvalMinConfidence, cfg)
+			judged, err := tx.Verdicts(ctx, review.StageExpert)
+			if err != nil {
+				return nil, err
+			}
+			// Eval cross-examines an expert conclusion that the finding is
+			// real (or may be): findings the expert refuted, skipped or
+			// never judged (its item failed) have nothing to confirm, and
+			// get no eval row at all.
+			items, err := findingItems(ctx, tx, to, func(f review.Finding) (bool, string) {
+				v, ok := judged[f.ID]
+				return ok && (v.Verdict == review.VerdictConfirmed || v.Verdict == review.VerdictInconclusive) &&
+					f.Confidence >= cfg.Harness.EvalMinConfidence, ""
+			})
+			return items, err
 		case review.StageReport:
 			if err := tx.SaveEvalSummary(ctx); err != nil {
 				return nil, err
@@ -53,10 +78,11 @@ func (p *Pipeline) triage(ctx context.Context, tx *store.Tx, cfg config.Manager)
 	return tx.ApplyTriage(ctx, p.Triage(findings, changed, cfg))
 }
 
-// findingItems makes one ledger row per active finding at or above min
-// confidence; findings below it get a "skipped" verdict row so that every
-// finding's trail shows every enabled stage.
-func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, min float64, cfg config.Config) ([]store.Item, error) {
+// findingItems makes one ledger row per active finding that eligible
+// accepts. A finding it turns down with a reason gets a "skipped" verdict
+// row, so its trail shows the stage; turned down without a reason, it gets
+// no row.
+func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligible func(review.Finding) (bool, string)) ([]store.Item, error) {
 	findings, err := tx.Findings(ctx)
 	if err != nil {
 		return nil, err
@@ -67,15 +93,16 @@ func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, min flo
 		if f.Status != review.StatusActive {
 			continue
 		}
-		if f.Confidence < min {
+		ok, why := eligible(f)
+		switch {
+		case ok:
+			items = append(items, store.Item{Key: FindingKey(f.ID)})
+		case why != "":
 			skipped = append(skipped, store.Verdict{
 				FindingID: f.ID, Stage: stage, Verdict: review.VerdictSkipped,
-				ConfidenceBefore: f.Confidence, ConfidenceAfter: f.Confidence,
-				Reason: fmt.Sprintf("confidence %.2f is below the %s threshold %.2f", f.Confidence, stage, min),
+				ConfidenceBefore: f.Confidence, ConfidenceAfter: f.Confidence, Reason: why,
 			})
-			continue
 		}
-		items = append(items, store.Item{Key: FindingKey(f.ID)})
 	}
 	if err := tx.RecordVerdicts(ctx, skipped); err != nil {
 		return nil, err

@@ -107,19 +107,29 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 }
 
 // Apply maps an agent result onto the finding's confidence. The agent's
-// confidence is how likely the finding is a real defect: a confirmed
-// verdict takes it; a refuted one caps the finding at 0.3; an inconclusive
-// one (including every run that did not end accepted) never raises it.
+// confidence is how likely the finding is a real defect. Only a run that
+// ends accepted — its evidence checked against the snapshot — can raise
+// it: a confirmed verdict takes the agent's confidence, a refuted one caps
+// the finding at 0.3. Every other ending is inconclusive and never raises
+// it: a verdict whose evidence failed the accept gate, or a run that
+// stopped on a cycle or without a verdict, takes the lowered confidence the
+// runtime gives; a timeout or an error says nothing about the finding and
+// leaves it as it was.
 func Apply(before float64, res agent.Result) (after float64, verdict string) {
 	c := review.ClampConfidence(res.Confidence)
-	switch res.Verdict {
-	case review.VerdictConfirmed:
-		return c, review.VerdictConfirmed
-	case review.VerdictRefuted:
-		return min(c, 0.3, before), review.VerdictRefuted
-	default:
+	switch res.StopReason {
+	case agent.StopAccepted:
+		switch res.Verdict {
+		case review.VerdictConfirmed:
+			return c, review.VerdictConfirmed
+		case review.VerdictRefuted:
+			return min(c, 0.3, before), review.VerdictRefuted
+		}
 		return min(c, before), review.VerdictInconclusive
+	case agent.StopTimeout, agent.StopError:
+		return before, review.VerdictInconclusive
 	}
+	return min(c, before), review.VerdictInconclusive
 }
 
 func agentConfig(cfg config.Config, model string, ignore func(string) bool) agent.Config {

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/reviewfleet/reviewfleet/internal/agent"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/review"
@@ -111,5 +112,30 @@ func TestHostileToolCallsNeverLeakOutsideContent(t *testing.T) {
 	}
 	if v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert); !ok || v.Verdict != review.VerdictInconclusive || v.ConfidenceAfter > 0.8 {
 		t.Fatalf("verdict %+v", v)
+	}
+}
+
+func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		res     agent.Result
+		before  float64
+		want    float64
+		verdict string
+	}{
+		{agent.Result{StopReason: agent.StopAccepted, Verdict: "confirmed", Confidence: 0.9}, 0.5, 0.9, "confirmed"},
+		{agent.Result{StopReason: agent.StopAccepted, Verdict: "refuted", Confidence: 0.9}, 0.8, 0.3, "refuted"},
+		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.5, "inconclusive"},
+		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
+		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.45, "inconclusive"},
+		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.4}, 0.8, 0.4, "inconclusive"},
+		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.8, "inconclusive"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.1}, 0.8, 0.8, "inconclusive"},
+	}
+	for _, c := range cases {
+		got, v := expert.Apply(c.before, c.res)
+		if got != c.want || v != c.verdict {
+			t.Errorf("Apply(%v, %s/%s) = %v %s, want %v %s", c.before, c.res.StopReason, c.res.Verdict, got, v, c.want, c.verdict)
+		}
 	}
 }

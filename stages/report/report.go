@@ -130,7 +130,13 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 		for _, l := range source.Window(content[f.File], f.LineStart, f.LineEnd, 2) {
 			rf.Code = append(rf.Code, render.CodeLine{Line: l.No, Text: l.Text})
 		}
-		switch f.Status {
+		if text, ok := content[f.File]; ok && f.Status == review.StatusActive && !inside(text, f) {
+			// Whatever the stages concluded, a location that does not exist
+			// in the head file is never reported.
+			rf.Status = review.StatusDropped
+			rf.DropReason = fmt.Sprintf("lines %d-%d are outside the head version of %s", f.LineStart, f.LineEnd, f.File)
+		}
+		switch rf.Status {
 		case review.StatusActive:
 			active = append(active, rf)
 		case review.StatusDropped, review.StatusMerged:
@@ -172,4 +178,10 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
 	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
+}
+
+// inside reports whether the finding's lines exist in the file.
+func inside(content string, f review.Finding) bool {
+	n := len(source.Split(content))
+	return f.LineStart >= 1 && f.LineEnd >= f.LineStart && f.LineEnd <= n
 }

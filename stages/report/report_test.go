@@ -1,0 +1,52 @@
+package report_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/stagetest"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/stages/report"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+func TestBuildKeepsOnlyReportableFindings(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	cfg := config.Default()
+	cfg.Harness.ConfidenceOverrides = map[string]float64{"static": 0.95}
+	id, fs := stagetest.Review(t, st, cfg, review.StageReport,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n\nfunc f() {}\n", Changed: []int{3}}},
+		[]review.Finding{
+			{RiskType: review.Robustness, File: "a.go", LineStart: 3, LineEnd: 3, Description: "real", Severity: review.High, Confidence: 0.9},
+			{RiskType: review.Robustness, File: "a.go", LineStart: 7, LineEnd: 8, Description: "outside the file", Severity: review.Critical, Confidence: 0.99},
+			{RiskType: review.Static, File: "a.go", LineStart: 3, LineEnd: 3, Description: "below its override", Severity: review.Low, Confidence: 0.9},
+			{RiskType: review.Intent, File: "a.go", LineStart: 1, LineEnd: 1, Description: "weak", Severity: review.Low, Confidence: 0.2},
+		})
+	rep, err := report.Build(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != fs[0].ID || len(rep.Findings[0].Code) == 0 {
+		t.Fatalf("reported: %+v", rep.Findings)
+	}
+	if len(rep.BelowThreshold) != 2 {
+		t.Errorf("below threshold: %+v", rep.BelowThreshold)
+	}
+	if len(rep.Dropped) != 1 || !strings.Contains(rep.Dropped[0].DropReason, "outside") {
+		t.Errorf("dropped: %+v", rep.Dropped)
+	}
+	stored, err := report.Render(rep)
+	if err != nil || !strings.Contains(stored.Markdown, "real") || len(stored.SARIF) == 0 || len(stored.JSON) == 0 {
+		t.Fatalf("render: %v", err)
+	}
+}
