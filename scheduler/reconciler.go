@@ -34,7 +34,11 @@ type Reconciler struct {
 	// OnFailed is called for each review failed for passing its deadline
 	// (e.g. to store a report saying why); may be nil.
 	OnFailed func(ctx context.Context, reviewID string)
-	Log      *slog.Logger
+	// Only, when set, restricts the reconciler to one review: the
+	// in-process fleet of a single `review` command must not adopt the
+	// rest of a shared database's reviews.
+	Only string
+	Log  *slog.Logger
 }
 
 // Stats counts what one pass did.
@@ -47,7 +51,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	var st Stats
 	var errs []error
 
-	expired, err := r.Store.FailExpiredReviews(ctx)
+	expired, err := r.Store.FailExpiredReviews(ctx, r.Only)
 	errs = append(errs, err)
 	st.Expired = len(expired)
 	for _, id := range expired {
@@ -57,7 +61,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		}
 	}
 
-	stalled, err := r.Store.StalledReviews(ctx, time.Second)
+	stalled, err := r.Store.StalledReviews(ctx, time.Second, r.Only)
 	errs = append(errs, err)
 	for _, s := range stalled {
 		if err := r.Pipeline.AfterItem(ctx, s.ID); err != nil {
@@ -67,7 +71,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		st.Advanced++
 	}
 
-	items, err := r.Store.PendingItems(ctx, r.RequeueAfter, 1000)
+	items, err := r.Store.PendingItems(ctx, r.RequeueAfter, 1000, r.Only)
 	errs = append(errs, err)
 	var requeue []store.Item
 	for _, it := range items {

@@ -184,15 +184,17 @@ func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error
 
 // PendingItems returns pending items of running reviews, in the review's
 // current stage, that were never enqueued or were enqueued longer ago than
-// olderThan — the reconciler's candidates for re-enqueueing.
-func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit int) ([]Item, error) {
+// olderThan — the reconciler's candidates for re-enqueueing. A non-empty
+// only restricts them to one review.
+func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit int, only string) ([]Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT i.review_id, i.stage, i.item_key, i.payload, i.attempts
 		FROM stage_items i JOIN reviews r ON r.id = i.review_id
 		WHERE i.status = 'pending' AND r.status = 'running' AND r.stage = i.stage
 		  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $1::interval)
+		  AND ($3 = '' OR r.id::text = $3)
 		ORDER BY i.created_at LIMIT $2`,
-		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit)
+		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit, only)
 	if err != nil {
 		return nil, fmt.Errorf("list pending items: %w", err)
 	}
@@ -218,14 +220,16 @@ type StalledReview struct {
 	Stage review.Stage
 }
 
-// StalledReviews lists running reviews whose current stage is complete.
-func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration) ([]StalledReview, error) {
+// StalledReviews lists running reviews whose current stage is complete
+// (only one review when only is not empty).
+func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration, only string) ([]StalledReview, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT r.id, r.stage FROM reviews r
 		WHERE r.status = 'running' AND r.stage_started_at < now() - $1::interval
+		  AND ($2 = '' OR r.id::text = $2)
 		  AND NOT EXISTS (SELECT 1 FROM stage_items i
 		                  WHERE i.review_id = r.id AND i.stage = r.stage AND i.status = 'pending')`,
-		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()))
+		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), only)
 	if err != nil {
 		return nil, fmt.Errorf("list stalled reviews: %w", err)
 	}
@@ -243,17 +247,18 @@ func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration) ([]
 	return out, rows.Err()
 }
 
-// FailExpiredReviews fails every running review past its deadline, naming
-// the stage it was stuck in, and returns their IDs.
-func (s *Store) FailExpiredReviews(ctx context.Context) ([]string, error) {
+// FailExpiredReviews fails every running review past its deadline (only
+// one review when only is not empty), naming the stage it was stuck in,
+// and returns their IDs.
+func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `
 		UPDATE reviews SET status = 'failed', finished_at = now(),
 		       error = format('review deadline passed at %s while in stage %s (%s pending items)',
 		                      to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), stage,
 		                      (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id
 		                         AND i.stage = reviews.stage AND i.status = 'pending'))
-		WHERE status IN ('queued', 'running') AND deadline_at < now()
-		RETURNING id`)
+		WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1 = '' OR id::text = $1)
+		RETURNING id`, only)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired reviews: %w", err)
 	}

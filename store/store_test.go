@@ -233,7 +233,7 @@ func TestExpiredReviewsFailWithReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := st.FailExpiredReviews(ctx)
+	ids, err := st.FailExpiredReviews(ctx, "")
 	if err != nil || len(ids) != 1 || ids[0] != id {
 		t.Fatalf("expired: %v %v", ids, err)
 	}

@@ -41,6 +41,9 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer closeApp()
+	if a.LocalRedis {
+		return fmt.Errorf("the scheduler needs REDIS_URL: it reconciles the fleet's queues, and an in-process Redis has none")
+	}
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)

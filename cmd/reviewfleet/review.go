@@ -53,6 +53,9 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		edit = func(c *config.Config) {
 			c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Model = srv.URL, "recorded", demo.Model
 			c.LLM.IntentModel, c.LLM.VerifyModel, c.LLM.ExpertModel, c.LLM.EvalModel = "", "", "", ""
+			// The recorded server lives in this process: so must the queue
+			// and the worker, whatever REDIS_URL says.
+			c.RedisURL = ""
 		}
 		fmt.Fprintln(stderr, "DEMO: reviewing a bundled sample repository; the LLM replies are a RECORDED exchange played back offline — no model is called.")
 	}
@@ -63,26 +66,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer closeApp()
-	if *noWait && a.LocalRedis {
-		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and run `reviewfleet worker` (without REDIS_URL the review runs inside this command)")}
-	}
-
-	// With an in-process Redis this command is the fleet: run a worker and
-	// the reconciler until the review ends.
-	var wg sync.WaitGroup
-	runCtx, stopFleet := context.WithCancel(ctx)
-	defer func() { stopFleet(); wg.Wait() }()
-	if a.LocalRedis {
-		wcfg := a.Cfg.Worker
-		wcfg.HealthAddr = ""
-		w, err := a.NewWorker(wcfg)
-		if err != nil {
-			return err
-		}
-		rec := a.Reconciler()
-		wg.Add(2)
-		go func() { defer wg.Done(); _ = w.Run(runCtx) }()
-		go func() { defer wg.Done(); _ = rec.Run(runCtx, time.Second) }()
+	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
+		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
 	}
 
 	id, err := a.Submit(ctx, req)
@@ -93,12 +78,49 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stdout, id)
 		return nil
 	}
+
+	// With an in-process Redis this command is the fleet: run a worker and
+	// a reconciler scoped to this review until it ends.
+	waitCtx, stopWaiting := context.WithCancelCause(ctx)
+	defer stopWaiting(nil)
+	var wg sync.WaitGroup
+	fleetCtx, stopFleet := context.WithCancel(context.WithoutCancel(ctx))
+	defer func() { stopFleet(); wg.Wait() }()
+	if a.LocalRedis {
+		wcfg := a.Cfg.Worker
+		wcfg.HealthAddr = ""
+		w, err := a.NewWorker(wcfg)
+		if err != nil {
+			return err
+		}
+		rec := a.Reconciler()
+		rec.Only = id
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(fleetCtx); err != nil {
+				stopWaiting(fmt.Errorf("in-process worker: %w", err))
+			}
+		}()
+		go func() { defer wg.Done(); _ = rec.Run(fleetCtx, time.Second) }()
+	}
+
 	var progOut io.Writer = stderr
 	if *quiet {
 		progOut = io.Discard
 	}
-	r, err := progress.Wait(ctx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout)
+	r, err := progress.Wait(waitCtx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout)
 	if err != nil {
+		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		if a.LocalRedis {
+			// Nothing else will ever run this review's queued tasks.
+			bg := context.WithoutCancel(ctx)
+			if _, ferr := a.Store.FailReview(bg, id, "stopped: the command running its in-process worker ended ("+err.Error()+")"); ferr == nil {
+				a.StoreFailureReport(bg, id)
+			}
+		}
 		return err
 	}
 	if r.Status == store.StatusFailed {

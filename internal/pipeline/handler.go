@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 
@@ -21,6 +22,15 @@ var ErrPermanent = errors.New("permanent failure")
 
 // Permanent wraps err as a permanent failure.
 func Permanent(err error) error { return fmt.Errorf("%w: %w", ErrPermanent, err) }
+
+// PermanentIfMissing makes a lookup error permanent when what was looked
+// up does not exist; any other error (a connection blip) stays retryable.
+func PermanentIfMissing(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return Permanent(err)
+	}
+	return err
+}
 
 // Handler adapts a stage's Work to an asynq handler with the rules every
 // stage shares: payloads that do not decode fail permanently; a closed item
@@ -55,17 +65,23 @@ func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.Handle
 			return err
 		}
 		werr := work(ctx, pl)
+		// The bookkeeping after the work must happen even when the task's
+		// own deadline is what ended the work.
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
 		switch {
 		case werr == nil, errors.Is(werr, store.ErrItemClosed):
-			return p.AfterItem(ctx, pl.ReviewID)
-		case isRetryable != nil && isRetryable(werr):
-			return werr
+			return p.AfterItem(bctx, pl.ReviewID)
 		case errors.Is(werr, ErrPermanent) || lastAttempt(ctx):
-			if err := p.Store.FailItem(ctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
+			// On the last attempt even a rate limit fails the item: asynq
+			// would archive the task and nothing would run it again.
+			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
 				return err
 			}
 			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
-			return p.AfterItem(ctx, pl.ReviewID)
+			return p.AfterItem(bctx, pl.ReviewID)
+		case isRetryable != nil && isRetryable(werr):
+			return werr
 		default:
 			return werr
 		}

@@ -106,6 +106,14 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return nil
 		}
 		to := next(Chain(r.SkippedStages), r.Stage)
+		if r.Stage == review.StageReport {
+			if failed, err := p.reportFailed(ctx, reviewID); err != nil {
+				return err
+			} else if failed != "" {
+				_, err := p.Store.FailReview(ctx, reviewID, "the report could not be written: "+failed)
+				return err
+			}
+		}
 		won, err := p.Store.Advance(ctx, reviewID, r.Stage, to, p.planner(r, to))
 		if err != nil {
 			return err
@@ -173,4 +181,18 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reportFailed returns the error of a failed report item ("" when none).
+func (p *Pipeline) reportFailed(ctx context.Context, reviewID string) (string, error) {
+	items, err := p.Store.ListItems(ctx, reviewID, review.StageReport)
+	if err != nil {
+		return "", err
+	}
+	for _, it := range items {
+		if it.Status == store.ItemFailed {
+			return it.Error, nil
+		}
+	}
+	return "", nil
 }

@@ -137,9 +137,22 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		return nr, fmt.Errorf("parse diff: %w", err)
 	}
 	if len(files) == 0 {
+		if len(bytes.TrimSpace(raw)) > 0 && req.DiffFile != "" {
+			return nr, fmt.Errorf("%s holds no file headers (diff --git, or ---/+++ lines): is it a unified diff?", req.DiffFile)
+		}
 		return nr, ErrEmptyChange
 	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.Path()] {
+			return nr, fmt.Errorf("the diff changes %s more than once (a series of patches?): review one patch at a time, or a --base..--head range", f.Path())
+		}
+		seen[f.Path()] = true
+	}
 	nr.Files = buildFiles(cfg.Intent, files, read)
+	if err := checkContents(nr.Files, req, read != nil); err != nil {
+		return nr, err
+	}
 	nr.IntentMode, nr.Items = plan(cfg.Intent, nr.Files)
 	return nr, nil
 }
@@ -159,13 +172,8 @@ func readDiffFile(name string) ([]byte, error) {
 // their reason, reviewed ones get their changed lines and head content.
 func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte, error)) []store.File {
 	out := make([]store.File, 0, len(files))
-	seen := map[string]bool{}
 	for _, f := range files {
 		p := f.Path()
-		if seen[p] {
-			continue // a path listed twice in one diff: keep the first
-		}
-		seen[p] = true
 		add, del := f.Stats()
 		sf := store.File{
 			Path: p, Change: string(f.Status), Binary: f.Binary, Additions: add, Deletions: del,
@@ -299,4 +307,30 @@ func preamble(data []byte) string {
 		s = s[:8<<10]
 	}
 	return s
+}
+
+// checkContents refuses a diff review whose changed files cannot be read:
+// every finding on them would be unanchored for want of the code.
+func checkContents(files []store.File, req Request, haveSource bool) error {
+	var missing []string
+	reviewed := 0
+	for _, f := range files {
+		if f.SkipReason != "" {
+			continue
+		}
+		reviewed++
+		if f.Content == nil {
+			missing = append(missing, f.Path)
+		}
+	}
+	if len(missing) == 0 || req.DiffFile == "" {
+		return nil
+	}
+	if !haveSource {
+		return fmt.Errorf("the diff changes existing files (%s…): give --repo DIR, the checkout it applies to, so their contents can be read", missing[0])
+	}
+	if len(missing) == reviewed {
+		return fmt.Errorf("none of the changed files (%s…) exist in %s: is --repo the checkout the diff applies to?", missing[0], req.Repo)
+	}
+	return nil
 }

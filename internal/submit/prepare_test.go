@@ -141,18 +141,29 @@ func TestPrepareErrors(t *testing.T) {
 	_ = os.WriteFile(bad, []byte("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n"), 0o644)
 	empty := filepath.Join(t.TempDir(), "empty.diff")
 	_ = os.WriteFile(empty, nil, 0o644)
+	notDiff := filepath.Join(t.TempDir(), "notes.txt")
+	_ = os.WriteFile(notDiff, []byte("just some notes\n"), 0o644)
+	modify := "diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n"
+	twice := filepath.Join(t.TempDir(), "series.diff")
+	_ = os.WriteFile(twice, []byte(modify+modify), 0o644)
+	noRepo := filepath.Join(t.TempDir(), "modify.diff")
+	_ = os.WriteFile(noRepo, []byte(modify), 0o644)
 	d, err := demo.WriteRepo(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]Request{
-		"nothing to review":    {},
-		"parse diff":           {DiffFile: bad},
-		"empty":                {DiffFile: empty},
-		"not a git repository": {Repo: t.TempDir(), Base: "a", Head: "b"},
-		"--base":               {Repo: d.Dir, Base: "no-such-rev", Head: "HEAD"},
-		"needs both":           {Repo: d.Dir, Head: "HEAD"},
-		"read diff":            {DiffFile: filepath.Join(t.TempDir(), "missing.diff")},
+		"nothing to review":      {},
+		"parse diff":             {DiffFile: bad},
+		"empty":                  {DiffFile: empty},
+		"not a git repository":   {Repo: t.TempDir(), Base: "a", Head: "b"},
+		"--base":                 {Repo: d.Dir, Base: "no-such-rev", Head: "HEAD"},
+		"needs both":             {Repo: d.Dir, Head: "HEAD"},
+		"read diff":              {DiffFile: filepath.Join(t.TempDir(), "missing.diff")},
+		"no file headers":        {DiffFile: notDiff},
+		"more than once":         {DiffFile: twice},
+		"give --repo":            {DiffFile: noRepo},
+		"is --repo the checkout": {DiffFile: noRepo, Repo: t.TempDir()},
 	}
 	for want, req := range cases {
 		_, err := Prepare(ctx, config.Default(), req)

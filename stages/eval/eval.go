@@ -73,7 +73,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	cfg := pipeline.Settings(r)
 	f, err := h.Store.GetFinding(ctx, id)
 	if err != nil {
-		return pipeline.Permanent(err)
+		return pipeline.PermanentIfMissing(err)
 	}
 	user, err := h.userMessage(ctx, r.ID, f)
 	if err != nil {

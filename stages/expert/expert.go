@@ -70,7 +70,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	cfg := pipeline.Settings(r)
 	f, err := h.Store.GetFinding(ctx, id)
 	if err != nil {
-		return pipeline.Permanent(err)
+		return pipeline.PermanentIfMissing(err)
 	}
 	root, err := h.Snapshots.Root(ctx, r)
 	if err != nil {
@@ -91,7 +91,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if err != nil {
 		return err // cancelled or rate limited: retried
 	}
-	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, "budget") {
+	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, llm.ErrBudgetExceeded.Error()) {
 		// A transport failure: let the task be retried rather than record a
 		// verdict built on nothing. The last attempt fails the item instead.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)

@@ -83,7 +83,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	for _, name := range ip.Files {
 		f, err := h.Store.GetFile(ctx, p.ReviewID, name)
 		if err != nil {
-			return pipeline.Permanent(err)
+			return pipeline.PermanentIfMissing(err)
 		}
 		files = append(files, f)
 	}

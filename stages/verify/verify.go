@@ -99,7 +99,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	cfg := pipeline.Settings(r)
 	f, err := h.Store.GetFinding(ctx, id)
 	if err != nil {
-		return pipeline.Permanent(err)
+		return pipeline.PermanentIfMissing(err)
 	}
 	var file *store.File
 	if sf, err := h.Store.GetFile(ctx, p.ReviewID, f.File); err == nil {
