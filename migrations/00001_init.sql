@@ -158,11 +158,13 @@ CREATE TABLE eval_summaries (
     PRIMARY KEY (review_id, risk_type)
 );
 
+-- json (not jsonb) keeps the documents byte for byte as rendered, key order
+-- included, while ->, ->> and json_array_elements still query them.
 CREATE TABLE reports (
     review_id   uuid PRIMARY KEY REFERENCES reviews(id) ON DELETE CASCADE,
     markdown    text NOT NULL,
-    json        jsonb NOT NULL,
-    sarif       jsonb NOT NULL,
+    json        json NOT NULL,
+    sarif       json NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
 

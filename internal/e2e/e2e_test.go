@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -296,4 +297,34 @@ func TestAllLLMCallsFailing(t *testing.T) {
 	if !contains(rep.Markdown, "500") {
 		t.Errorf("the report does not say why items failed:\n%s", rep.Markdown)
 	}
+}
+
+func TestStoredReportKeepsItsKeyOrder(t *testing.T) {
+	t.Parallel()
+	f := newFleet(t, demo.Handler, nil)
+	r := f.review(t, demoRepo(t))
+	rep, err := f.sub.Store.GetReport(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := firstKey(t, rep.JSON); k != "schema_version" {
+		t.Errorf("JSON report starts with %q, want schema_version", k)
+	}
+	if k := firstKey(t, rep.SARIF); k != "$schema" {
+		t.Errorf("SARIF log starts with %q, want $schema", k)
+	}
+}
+
+func firstKey(t *testing.T, doc []byte) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(doc)))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	k, err := dec.Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := k.(string)
+	return s
 }
