@@ -30,14 +30,24 @@ func FromSchema(req openai.ChatCompletionRequest) Reply {
 	if err != nil {
 		return Fail(http.StatusBadRequest, "llmfake: read json_schema: "+err.Error())
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	v, err := Generate(raw)
+	if err != nil {
+		return Fail(http.StatusBadRequest, "llmfake: read json_schema: "+err.Error())
+	}
+	return JSON(v)
+}
+
+// Generate returns a minimal value valid for a JSON schema, by the rules
+// of FromSchema — for example the arguments of a tool from its parameters.
+func Generate(schema []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
 	var root any
 	if err := dec.Decode(&root); err != nil {
-		return Fail(http.StatusBadRequest, "llmfake: read json_schema: "+err.Error())
+		return nil, err
 	}
 	g := generator{root: root}
-	return JSON(g.value(root, 0))
+	return g.value(root, 0), nil
 }
 
 type generator struct{ root any }
