@@ -62,19 +62,11 @@ func Apply(expert float64, verdict string) (float64, string) {
 
 // Work handles one eval item.
 func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	id, err := pipeline.ParseFindingKey(p.Item)
-	if err != nil {
-		return pipeline.Permanent(err)
-	}
-	r, err := h.Store.GetReview(ctx, p.ReviewID)
+	t, err := pipeline.LoadFinding(ctx, h.Store, p)
 	if err != nil {
 		return err
 	}
-	cfg := pipeline.Settings(r)
-	f, err := h.Store.GetFinding(ctx, id)
-	if err != nil {
-		return pipeline.PermanentIfMissing(err)
-	}
+	r, cfg, f := t.Review, t.Config, t.Finding
 	user, err := h.userMessage(ctx, r.ID, f)
 	if err != nil {
 		return err

@@ -59,19 +59,11 @@ func (m chatModel) Chat(ctx context.Context, req openai.ChatCompletionRequest) (
 
 // Work handles one expert item.
 func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	id, err := pipeline.ParseFindingKey(p.Item)
-	if err != nil {
-		return pipeline.Permanent(err)
-	}
-	r, err := h.Store.GetReview(ctx, p.ReviewID)
+	t, err := pipeline.LoadFinding(ctx, h.Store, p)
 	if err != nil {
 		return err
 	}
-	cfg := pipeline.Settings(r)
-	f, err := h.Store.GetFinding(ctx, id)
-	if err != nil {
-		return pipeline.PermanentIfMissing(err)
-	}
+	r, cfg, f := t.Review, t.Config, t.Finding
 	root, err := h.Snapshots.Root(ctx, r)
 	if err != nil {
 		return fmt.Errorf("head snapshot of review %s: %w", r.ID, err)

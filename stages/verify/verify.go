@@ -88,19 +88,11 @@ func distance(changed []int, start, end int) int {
 
 // Work handles one verify item.
 func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	id, err := pipeline.ParseFindingKey(p.Item)
-	if err != nil {
-		return pipeline.Permanent(err)
-	}
-	r, err := h.Store.GetReview(ctx, p.ReviewID)
+	t, err := pipeline.LoadFinding(ctx, h.Store, p)
 	if err != nil {
 		return err
 	}
-	cfg := pipeline.Settings(r)
-	f, err := h.Store.GetFinding(ctx, id)
-	if err != nil {
-		return pipeline.PermanentIfMissing(err)
-	}
+	cfg, f := t.Config, t.Finding
 	var file *store.File
 	if sf, err := h.Store.GetFile(ctx, p.ReviewID, f.File); err == nil {
 		file = &sf

@@ -1,0 +1,36 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// FindingTask is what a per-finding stage works on: the review, the
+// settings it was submitted with, and the finding its item names.
+type FindingTask struct {
+	Review  store.Review
+	Config  config.Config
+	Finding review.Finding
+}
+
+// LoadFinding loads the review and finding of a per-finding task. A key
+// that names no finding, or a finding that no longer exists, is a
+// permanent failure; any other error is retried.
+func LoadFinding(ctx context.Context, st *store.Store, p Payload) (FindingTask, error) {
+	id, err := ParseFindingKey(p.Item)
+	if err != nil {
+		return FindingTask{}, Permanent(err)
+	}
+	r, err := st.GetReview(ctx, p.ReviewID)
+	if err != nil {
+		return FindingTask{}, PermanentIfMissing(err)
+	}
+	f, err := st.GetFinding(ctx, id)
+	if err != nil {
+		return FindingTask{}, PermanentIfMissing(err)
+	}
+	return FindingTask{Review: r, Config: Settings(r), Finding: f}, nil
+}
