@@ -55,8 +55,11 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 		Concurrency:       cfg.Concurrency,
 		Queues:            pipeline.QueueWeights(),
 		TaskCheckInterval: cfg.TaskCheckInterval,
-		ShutdownTimeout:   cfg.ShutdownTimeout,
-		IsFailure:         func(err error) bool { return !isRateLimited(err) },
+		// Retries and rate-limited tasks wait in asynq's scheduled set; the
+		// default 5s sweep would add up to 5s to every retry.
+		DelayedTaskCheckInterval: time.Second,
+		ShutdownTimeout:          cfg.ShutdownTimeout,
+		IsFailure:                func(err error) bool { return !isRateLimited(err) },
 		RetryDelayFunc: func(n int, err error, _ *asynq.Task) time.Duration {
 			return pipeline.RetryDelay(n, err, llm.IsRateLimited)
 		},
