@@ -179,8 +179,11 @@ func normalise(out reply, files []store.File) []review.Finding {
 		if err != nil {
 			sev = review.Medium
 		}
-		start, end := r.LineStart, r.LineEnd
-		if end == 0 {
+		// Line 0 (or less) names no line: models use it for "the whole
+		// file". It becomes line 1, where the anchor checks judge it like
+		// any other; an end before the start is put in order.
+		start, end := max(r.LineStart, 1), r.LineEnd
+		if end < 1 {
 			end = start
 		}
 		if end < start {

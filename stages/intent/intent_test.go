@@ -72,6 +72,8 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 			"description": "unsynchronised read of results", "suggestion": "use a WaitGroup", "severity": "high", "confidence": 0.8},
 		{"risk_type": "robustness", "file": "worker.go", "line_start": 11, "line_end": 11,
 			"description": "  ", "suggestion": "", "severity": "low", "confidence": 0.3},
+		{"risk_type": "static", "file": "worker.go", "line_start": 0, "line_end": 0,
+			"description": "whole-file remark", "suggestion": "", "severity": "low", "confidence": 1.7},
 	}})))
 	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
@@ -79,8 +81,11 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, err := st.ListFindings(ctx, id)
-	if err != nil || len(fs) != 1 {
+	if err != nil || len(fs) != 2 {
 		t.Fatalf("findings: %+v %v (an empty description must be dropped)", fs, err)
+	}
+	if fs[1].LineStart != 1 || fs[1].LineEnd != 1 || fs[1].Confidence != 1 {
+		t.Errorf("line 0 must become line 1 and confidence stay within [0,1]: %+v", fs[1])
 	}
 	if fs[0].File != "worker.go" || fs[0].LineStart != 11 || fs[0].LineEnd != 12 || fs[0].RiskType != review.Concurrency {
 		t.Fatalf("finding not normalised: %+v", fs[0])

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/render"
@@ -34,6 +35,9 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		return err
 	}
 	rep.Status = store.StatusDone
+	if rep.FinishedAt.IsZero() {
+		rep.FinishedAt = time.Now().UTC() // the review is done when its report is stored
+	}
 	stored, err := Render(rep)
 	if err != nil {
 		return pipeline.Permanent(err)
