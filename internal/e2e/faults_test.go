@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// 429s with Retry-After are waited out without counting as failures: with
+// one retry allowed per task, an item rate-limited twice still succeeds.
+func TestRateLimitedTasksDoNotCountAsFailures(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	limited := func(ctx context.Context, req openaiRequest) llmfake.Reply {
+		if llmfake.SchemaName(req) == "reviewfleet_intent" && n.Add(1) <= 6 {
+			return llmfake.RateLimited(time.Second)
+		}
+		return demo.Handler(ctx, req)
+	}
+	f := newFleet(t, limited, nil)
+	r := f.review(t, demoRepo(t))
+	if r.Status != store.StatusDone {
+		t.Fatalf("status %s: %s", r.Status, r.Error)
+	}
+	ctx := context.Background()
+	failed, _ := f.sub.Store.FailedItems(ctx, r.ID)
+	if len(failed) != 0 {
+		t.Fatalf("rate limits failed items: %+v", failed)
+	}
+	calls, _ := f.sub.Store.ListLLMCalls(ctx, r.ID)
+	limitedCalls := 0
+	for _, c := range calls {
+		if c.Status == "rate_limited" {
+			limitedCalls++
+		}
+	}
+	if limitedCalls != 6 {
+		t.Fatalf("%d rate-limited calls recorded, want 6", limitedCalls)
+	}
+}
+
+// Replies that are not JSON at all get one repair attempt, then fail their
+// item with the reason; the review still completes and says why.
+func TestGarbageRepliesFailItemsNotTheReview(t *testing.T) {
+	t.Parallel()
+	garbage := func(context.Context, openaiRequest) llmfake.Reply {
+		return llmfake.Text("Sure! Here are my thoughts: the code looks fine overall.")
+	}
+	f := newFleet(t, garbage, nil)
+	r := f.review(t, demoRepo(t))
+	if r.Status != store.StatusDone {
+		t.Fatalf("status %s: %s", r.Status, r.Error)
+	}
+	ctx := context.Background()
+	failed, _ := f.sub.Store.FailedItems(ctx, r.ID)
+	if len(failed) != 3 || !strings.Contains(failed[0].Error, "invalid LLM reply") {
+		t.Fatalf("failed items: %+v", failed)
+	}
+	calls, _ := f.sub.Store.ListLLMCalls(ctx, r.ID)
+	if len(calls) != 6 {
+		t.Errorf("%d calls, want 2 per intent item (the reply and one repair)", len(calls))
+	}
+	rep, _ := f.sub.Store.GetReport(ctx, r.ID)
+	var doc struct {
+		FailedItems []struct {
+			Stage string `json:"stage"`
+			Error string `json:"error"`
+		} `json:"failed_items"`
+	}
+	if err := json.Unmarshal(rep.JSON, &doc); err != nil || len(doc.FailedItems) != 3 {
+		t.Fatalf("the report does not list the failed items: %v %s", err, rep.JSON)
+	}
+}
+
+// A worker killed after writing its result but before moving the review
+// on leaves a complete stage behind; the reconciler moves it on.
+func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := openFleet(t, demo.Handler, nil)
+	id, err := f.sub.Submit(ctx, demoRepo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _ := f.sub.Store.ListItems(ctx, id, review.StageIntent)
+	for _, it := range items {
+		// What the handler's transaction commits before it dies.
+		if err := f.sub.Store.FinishIntentItem(ctx, id, it.Key, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // stalled for longer than the reconciler's grace
+	stats, err := f.sub.Reconciler().RunOnce(ctx)
+	if err != nil || stats.Advanced != 1 {
+		t.Fatalf("reconcile: %+v %v", stats, err)
+	}
+	f.startWorker(t)
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, time.Minute)
+	if err != nil || r.Status != store.StatusDone {
+		t.Fatalf("review: %s %v", r.Status, err)
+	}
+	if got, _ := f.sub.Store.ListItems(ctx, id, review.StageReport); len(got) != 1 || got[0].Status != store.ItemDone {
+		t.Fatalf("report item: %+v", got)
+	}
+}
