@@ -17,6 +17,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -193,6 +194,7 @@ func (a *App) openLLM() error {
 		llm.WithRecorder(recorder{a.Store}),
 		llm.WithBudget(budget{st: a.Store, maxCalls: c.MaxCallsPerReview, maxTokens: c.MaxTokensPerReview}),
 		llm.WithLogger(a.Log),
+		llm.WithTracer(otel.Tracer("reviewfleet/llm")),
 	)
 	if err != nil {
 		if errors.Is(err, llm.ErrNotConfigured) {
