@@ -1,7 +1,9 @@
 # reviewfleet — common tasks. `make help` lists them.
 GO ?= go
 
-.PHONY: help build test race vet fmt ci demo bench kustomize
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.6.1
+
+.PHONY: help build test race vet lint fmt ci demo bench kustomize
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -17,6 +19,9 @@ race: ## run the tests with the race detector
 
 vet: ## go vet
 	$(GO) vet ./...
+
+lint: ## staticcheck (pinned)
+	$(GO) run $(STATICCHECK) ./...
 
 fmt: ## gofmt every file
 	gofmt -w $$(git ls-files '*.go')

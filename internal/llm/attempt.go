@@ -195,11 +195,13 @@ func estimateTokens(req openai.ChatCompletionRequest) int {
 
 // maxTokens is the request's completion limit, or a default guess.
 func maxTokens(req openai.ChatCompletionRequest) int {
+	//lint:ignore SA1019 max_tokens is what most OpenAI-compatible servers accept; reasoning models get max_completion_tokens
+	legacy := req.MaxTokens
 	switch {
 	case req.MaxCompletionTokens > 0:
 		return req.MaxCompletionTokens
-	case req.MaxTokens > 0:
-		return req.MaxTokens
+	case legacy > 0:
+		return legacy
 	}
 	return defaultEstimateOutput
 }

@@ -329,7 +329,7 @@ func TestChatTracing(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range spans[0].Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	want := map[string]string{
 		"reviewfleet.stage": "intent", "gen_ai.request.model": "test-model",

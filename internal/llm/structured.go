@@ -115,6 +115,7 @@ func structuredChat(meta Meta, req StructuredRequest) openai.ChatCompletionReque
 		// Reasoning models take max_completion_tokens and a fixed temperature.
 		chat.MaxCompletionTokens = req.MaxTokens
 	} else {
+		//lint:ignore SA1019 max_tokens is what most OpenAI-compatible servers accept; reasoning models get max_completion_tokens
 		chat.MaxTokens = req.MaxTokens
 		chat.Temperature = req.Temperature
 	}
