@@ -72,9 +72,9 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	task := agent.Task{
 		FindingID: f.ID, RiskType: f.RiskType, File: f.File, LineStart: f.LineStart, LineEnd: f.LineEnd,
 		Description: f.Description, Confidence: f.Confidence, Root: root,
-		SystemPrompt: h.Prompts.ExpertSystem(f.RiskType, nil),
-		Context:      h.context(ctx, r.ID, f),
+		Context: h.context(ctx, r.ID, f),
 	}
+	// References (ORM semantics, nullable APIs…) only when the change uses them.
 	task.SystemPrompt = h.Prompts.ExpertSystem(f.RiskType, prompts.DetectReferences(task.Context))
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Expert.RunTimeout)
 	defer cancel()
