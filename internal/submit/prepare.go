@@ -46,6 +46,13 @@ type Request struct {
 	CacheDir string
 }
 
+// ReasonNotUTF8 is the skip reason of a file whose path, diff or content is
+// not UTF-8 text.
+const ReasonNotUTF8 = "not_utf8"
+
+// utf8Safe replaces invalid UTF-8 in a path so it can be stored and shown.
+func utf8Safe(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
 // ErrEmptyChange is returned when the change has no files at all.
 var ErrEmptyChange = errors.New("the change is empty: no files differ")
 
@@ -132,6 +139,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	if req.Purpose != "" {
 		nr.Purpose = req.Purpose
 	}
+	nr.Purpose, nr.Repo = utf8Safe(nr.Purpose), utf8Safe(nr.Repo)
 	files, err := diff.Parse(raw)
 	if err != nil {
 		return nr, fmt.Errorf("parse diff: %w", err)
@@ -176,11 +184,18 @@ func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte
 		p := f.Path()
 		add, del := f.Stats()
 		sf := store.File{
-			Path: p, Change: string(f.Status), Binary: f.Binary, Additions: add, Deletions: del,
+			Path: utf8Safe(p), Change: string(f.Status), Binary: f.Binary, Additions: add, Deletions: del,
 			Diff: f.Text(), ChangedLines: f.ChangedNewLines(),
 		}
 		if f.OldPath != "" && f.OldPath != p {
-			sf.OldPath = f.OldPath
+			sf.OldPath = utf8Safe(f.OldPath)
+		}
+		if !utf8.ValidString(p) || !utf8.ValidString(sf.Diff) {
+			// Text in another encoding (Latin-1 sources, binary data git
+			// took for text): nothing a model could read reliably.
+			sf.SkipReason, sf.Diff = ReasonNotUTF8, ""
+			out = append(out, sf)
+			continue
 		}
 		if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
 			sf.SkipReason = reason
@@ -214,8 +229,11 @@ func content(cfg config.Intent, f *diff.File, read func(string) ([]byte, error))
 	if len(data) > cfg.MaxFileBytes {
 		return nil, diff.ReasonTooLarge
 	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, diff.ReasonBinary
+	}
+	if !utf8.Valid(data) {
+		return nil, ReasonNotUTF8
 	}
 	s := string(data)
 	return &s, ""

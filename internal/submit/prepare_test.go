@@ -183,3 +183,21 @@ func TestPreamble(t *testing.T) {
 		t.Fatalf("a plain diff has no purpose, got %q", got)
 	}
 }
+
+func TestPrepareSkipsTextThatIsNotUTF8(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t,
+		map[string]string{"latin.py": "x = 1\n", "ok.go": "package a\n"},
+		map[string]string{"latin.py": "x = 'caf\xe9'\n", "ok.go": "package a\n\nvar X = 1\n"})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := files(nr)
+	if fs["latin.py"].SkipReason != ReasonNotUTF8 || fs["latin.py"].Diff != "" || fs["ok.go"].SkipReason != "" {
+		t.Fatalf("files: %+v", fs)
+	}
+	if len(nr.Items) != 1 {
+		t.Fatalf("%d items, want only ok.go reviewed", len(nr.Items))
+	}
+}
