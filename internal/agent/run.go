@@ -28,7 +28,7 @@ func Run(ctx context.Context, model ChatModel, task Task, cfg Config) (Result, e
 	start := time.Now()
 	cfg = cfg.withDefaults()
 	r := &runner{model: model, task: task, cfg: cfg}
-	r.res = Result{ToolCalls: map[string]int{}}
+	r.res = Result{ToolCalls: map[string]int{}, Phases: []PhaseChange{}}
 	res, err := r.run(ctx)
 	res.Duration = time.Since(start)
 	return res, err
@@ -49,11 +49,14 @@ type runner struct {
 
 func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.model == nil {
-		return r.unfinished(StopError, "no chat model configured"), nil
+		return r.unfinished(StopError, errNoModel), nil
+	}
+	if err := checkSummarySchema(r.cfg.SummarySchema); err != nil {
+		return r.unfinished(StopError, err), nil
 	}
 	sb, err := newSandbox(r.task.Root, r.cfg.MaxFileBytes)
 	if err != nil {
-		return r.unfinished(StopError, fmt.Sprintf("open snapshot for finding %d: %v", r.task.FindingID, err)), nil
+		return r.unfinished(StopError, fmt.Errorf("open snapshot for finding %d: %w", r.task.FindingID, err)), nil
 	}
 	r.tracker = newTracker(r.cfg, r.task.File)
 	r.tools = newToolbox(r.cfg, sb, r.tracker)
@@ -62,7 +65,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 
 	for {
 		if r.tracker.hardStop() {
-			return r.unfinished(StopBudgetExhausted, ""), nil
+			return r.unfinished(StopBudgetExhausted, nil), nil
 		}
 		if err := ctx.Err(); err != nil {
 			return r.contextDone(err)
@@ -74,11 +77,11 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			if cerr := ctx.Err(); cerr != nil {
 				return r.contextDone(cerr)
 			}
-			msg := fmt.Sprintf("model call in round %d: %v", r.res.Rounds, err)
+			callErr := fmt.Errorf("model call in round %d: %w", r.res.Rounds, err)
 			if r.cfg.IsRetryable != nil && r.cfg.IsRetryable(err) {
-				return r.unfinished(StopError, msg), fmt.Errorf("expert run for finding %d, round %d: %w", r.task.FindingID, r.res.Rounds, err)
+				return r.unfinished(StopError, callErr), fmt.Errorf("expert run for finding %d, round %d: %w", r.task.FindingID, r.res.Rounds, err)
 			}
-			return r.unfinished(StopError, msg), nil
+			return r.unfinished(StopError, callErr), nil
 		}
 		r.res.TokensIn += resp.Usage.PromptTokens
 		r.res.TokensOut += resp.Usage.CompletionTokens
@@ -124,7 +127,7 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 		}
 		r.missing++
 		if r.missing >= r.cfg.MaxMissingCompletion {
-			r.res = r.unfinished(StopMissingCompletion, "")
+			r.res = r.unfinished(StopMissingCompletion, nil)
 			return true, "", nil
 		}
 		return false, completionReminder, nil
@@ -155,7 +158,7 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 		}
 		remind, stop := r.repeat.observe(out.signature, out.text)
 		if stop {
-			r.res = r.unfinished(StopRepeatCycle, "")
+			r.res = r.unfinished(StopRepeatCycle, nil)
 			return true, "", nil
 		}
 		if remind {
@@ -197,7 +200,8 @@ func (r *runner) finishFromText(text string) (done bool, reminder string) {
 // tool_choice is "none" and the verdict is expected as JSON in the reply's
 // text; submit_verdict stays listed because tool_choice is only valid with
 // tools, and an endpoint that ignores "none" can then offer nothing but the
-// verdict.
+// verdict. With Config.SummarySchema set, those rounds also ask for a
+// structured reply in that schema.
 func (r *runner) request() openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model:    r.cfg.Model,
@@ -207,6 +211,7 @@ func (r *runner) request() openai.ChatCompletionRequest {
 	if r.tracker.forced {
 		req.Tools = []openai.Tool{submitVerdictTool()}
 		req.ToolChoice = toolChoiceNone
+		req.ResponseFormat = summaryFormat(r.cfg)
 	}
 	return req
 }
@@ -217,29 +222,47 @@ const toolChoiceNone = "none"
 
 // finish puts a submitted verdict through the accept gate.
 func (r *runner) finish(sub submission) {
-	results, ok := acceptGate(r.tools.sb, r.tools.facts, sub.evidence)
-	r.res.Verdict = sub.verdict
-	r.res.Reasoning = sub.reasoning
-	r.res.Evidence = sub.evidence
-	r.res.CheckResults = results
-	r.res.Confidence = review.ClampConfidence(sub.confidence)
-	r.res.StopReason = StopAccepted
-	if !ok {
-		r.res.Confidence = review.ClampConfidence(sub.confidence * r.cfg.AcceptFailFactor)
-		r.res.StopReason = StopAcceptCheckFailed
-	}
+	judge(&r.res, sub, r.tools.sb, r.tools.facts, r.cfg.AcceptFailFactor)
 	r.res.Phases = r.phases()
+}
+
+// judge puts a validated verdict through the accept gate and records the
+// outcome in res: the verdict as submitted when every required check
+// passes, its confidence lowered by failFactor when one fails.
+func judge(res *Result, sub submission, sb *sandbox, f *facts, failFactor float64) {
+	results, ok := acceptGate(sb, f, sub.evidence)
+	res.Verdict = sub.verdict
+	res.Reasoning = sub.reasoning
+	res.Evidence = sub.evidence
+	res.CheckResults = results
+	res.Confidence = review.ClampConfidence(sub.confidence)
+	res.StopReason = StopAccepted
+	if !ok {
+		res.Confidence = review.ClampConfidence(sub.confidence * failFactor)
+		res.StopReason = StopAcceptCheckFailed
+	}
 }
 
 // unfinished returns the result of a run that stopped without a verdict:
 // inconclusive, with the finding's confidence lowered by AcceptFailFactor.
-func (r *runner) unfinished(reason StopReason, errText string) Result {
-	res := r.res
-	res.Verdict = review.VerdictInconclusive
-	res.Confidence = review.ClampConfidence(review.ClampConfidence(r.task.Confidence) * r.cfg.AcceptFailFactor)
-	res.StopReason = reason
-	res.Error = errText
+// err is the failure of a run that stops with StopError, nil otherwise.
+func (r *runner) unfinished(reason StopReason, err error) Result {
+	res := withoutVerdict(r.res, r.task, r.cfg, reason, err)
 	res.Phases = r.phases()
+	return res
+}
+
+// withoutVerdict completes res as the result of an investigation that
+// produced no usable verdict.
+func withoutVerdict(res Result, task Task, cfg Config, reason StopReason, err error) Result {
+	res.Verdict = review.VerdictInconclusive
+	res.Confidence = review.ClampConfidence(review.ClampConfidence(task.Confidence) * cfg.AcceptFailFactor)
+	res.StopReason = reason
+	res.Err = err
+	res.Error = ""
+	if err != nil {
+		res.Error = err.Error()
+	}
 	return res
 }
 
@@ -247,14 +270,15 @@ func (r *runner) unfinished(reason StopReason, errText string) Result {
 // a cancellation is returned to the caller.
 func (r *runner) contextDone(err error) (Result, error) {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return r.unfinished(StopTimeout, ""), nil
+		return r.unfinished(StopTimeout, nil), nil
 	}
-	return r.unfinished(StopError, err.Error()), fmt.Errorf("expert run for finding %d: %w", r.task.FindingID, err)
+	return r.unfinished(StopError, err), fmt.Errorf("expert run for finding %d: %w", r.task.FindingID, err)
 }
 
+// phases returns the phase changes so far, never nil.
 func (r *runner) phases() []PhaseChange {
-	if r.tracker == nil {
-		return nil
+	if r.tracker == nil || len(r.tracker.changes) == 0 {
+		return []PhaseChange{}
 	}
 	return slices.Clone(r.tracker.changes)
 }

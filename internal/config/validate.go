@@ -51,6 +51,8 @@ func (c Config) Validate() error {
 	positive("intent.max_file_diff_chars", c.Intent.MaxFileDiffChars)
 	positive("worker.concurrency", c.Worker.Concurrency)
 	positive("expert.max_rounds", c.Expert.MaxRounds)
+	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)
+	unit("expert.accept_fail_factor", c.Expert.AcceptFailFactor)
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)
 	}

@@ -115,3 +115,40 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 		t.Fatalf("report item: %+v", got)
 	}
 }
+
+// An expert whose model keeps failing is retried; the last attempt stores
+// the run with stop reason "error" and leaves the finding's confidence as
+// it was.
+func TestFailingExpertRunsAreRecorded(t *testing.T) {
+	t.Parallel()
+	failing := func(ctx context.Context, req openaiRequest) llmfake.Reply {
+		if len(req.Tools) > 0 {
+			return llmfake.Fail(500, "expert model down")
+		}
+		return demo.Handler(ctx, req)
+	}
+	f := newFleet(t, failing, nil)
+	r := f.review(t, demoRepo(t))
+	if r.Status != store.StatusDone {
+		t.Fatalf("status %s: %s", r.Status, r.Error)
+	}
+	ctx := context.Background()
+	runs, _ := f.sub.Store.ListExpertRuns(ctx, r.ID)
+	if len(runs) != 4 {
+		t.Fatalf("%d expert runs stored, want one per anchored finding (4)", len(runs))
+	}
+	for id, run := range runs {
+		if run.StopReason != "error" || !strings.Contains(run.Error, "500") {
+			t.Errorf("finding %d: stop reason %q, error %q", id, run.StopReason, run.Error)
+		}
+		if string(run.Phases) != "[]" {
+			t.Errorf("phases stored as %s, want []", run.Phases)
+		}
+	}
+	byStage := verdictsByStage(t, f.sub.Store, r.ID)
+	for _, v := range byStage[review.StageExpert] {
+		if v.Verdict != review.VerdictInconclusive || v.ConfidenceAfter != v.ConfidenceBefore {
+			t.Errorf("expert verdict after a failing model: %+v", v)
+		}
+	}
+}

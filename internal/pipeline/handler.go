@@ -72,7 +72,7 @@ func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.Handle
 		switch {
 		case werr == nil, errors.Is(werr, store.ErrItemClosed):
 			return p.AfterItem(bctx, pl.ReviewID)
-		case errors.Is(werr, ErrPermanent) || lastAttempt(ctx):
+		case errors.Is(werr, ErrPermanent) || LastAttempt(ctx):
 			// On the last attempt even a rate limit fails the item: asynq
 			// would archive the task and nothing would run it again.
 			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
@@ -88,7 +88,9 @@ func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.Handle
 	}
 }
 
-func lastAttempt(ctx context.Context) bool {
+// LastAttempt reports whether the task being handled will not be retried
+// after this attempt.
+func LastAttempt(ctx context.Context) bool {
 	n, ok1 := asynq.GetRetryCount(ctx)
 	max, ok2 := asynq.GetMaxRetry(ctx)
 	return ok1 && ok2 && n >= max

@@ -160,3 +160,57 @@ func TestSchemaEnumsMatchDomain(t *testing.T) {
 		}
 	}
 }
+
+// The expert schema has exactly the shape of the agent runtime's
+// submit_verdict arguments, so a structured reply can be judged like a
+// submitted verdict.
+func TestExpertSchemaShape(t *testing.T) {
+	t.Parallel()
+	raw := mustLoad(t).Schema(review.StageExpert)
+	types := func(props map[string]any) map[string]string {
+		out := make(map[string]string, len(props))
+		for name, p := range props {
+			out[name], _ = p.(map[string]any)["type"].(string)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		path []string
+		want map[string]string
+	}{
+		{"verdict", nil, map[string]string{
+			"verdict": "string", "confidence": "number", "reasoning": "string", "evidence": "array",
+		}},
+		{"evidence item", []string{"evidence", "[]"}, map[string]string{
+			"kind": "string", "path": "string", "start_line": "integer", "end_line": "integer",
+			"match": "string", "required": "boolean",
+		}},
+	}
+	for _, tt := range tests {
+		got := types(schemaProps(t, raw, tt.path...))
+		if len(got) != len(tt.want) {
+			t.Errorf("%s properties %v, want %v", tt.name, got, tt.want)
+		}
+		for name, typ := range tt.want {
+			if got[name] != typ {
+				t.Errorf("%s.%s has type %q, want %q", tt.name, name, got[name], typ)
+			}
+		}
+	}
+	var kinds []string
+	kind := schemaProps(t, raw, "evidence", "[]")["kind"].(map[string]any)
+	for _, v := range kind["enum"].([]any) {
+		kinds = append(kinds, v.(string))
+	}
+	if want := []string{"file_exists", "content_contains", "tool_fact"}; !slices.Equal(kinds, want) {
+		t.Errorf("evidence kind enum %v, want %v", kinds, want)
+	}
+	// The fields a kind does not use must say how to leave them empty.
+	for _, name := range []string{"path", "start_line", "end_line", "match"} {
+		desc, _ := schemaProps(t, raw, "evidence", "[]")[name].(map[string]any)["description"].(string)
+		if !strings.Contains(desc, `""`) && !strings.Contains(desc, "0 means not used") {
+			t.Errorf("evidence.%s description %q does not say how to leave it unused", name, desc)
+		}
+	}
+}

@@ -83,9 +83,11 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if err != nil {
 		return err // cancelled or rate limited: retried
 	}
-	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, llm.ErrBudgetExceeded.Error()) {
+	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, llm.ErrBudgetExceeded.Error()) &&
+		!pipeline.LastAttempt(ctx) {
 		// A transport failure: let the task be retried rather than record a
-		// verdict built on nothing. The last attempt fails the item instead.
+		// verdict built on nothing. The last attempt records the run with
+		// its error, and the finding keeps its confidence.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
 	}
 	after, verdict := Apply(f.Confidence, res)
@@ -133,6 +135,10 @@ func agentConfig(cfg config.Config, model string, ignore func(string) bool) agen
 	ac.RepeatThreshold = cfg.Expert.RepeatThreshold
 	ac.MaxMissingCompletion = cfg.Expert.MaxMissingCompletion
 	ac.AcceptFailFactor = cfg.Expert.AcceptFailFactor
+	ac.ConvergenceRounds = cfg.Expert.ConvergenceRounds
+	ac.BudgetWarningAt = cfg.Expert.BudgetWarningAt
+	ac.ReflectionEvery = cfg.Expert.ReflectionEvery
+	ac.ReadTimeout, ac.ScanTimeout, ac.MaxToolTimeout = cfg.Expert.ReadTimeout, cfg.Expert.ScanTimeout, cfg.Expert.MaxToolTimeout
 	ac.IsRetryable = func(err error) bool { _, rl := llm.IsRateLimited(err); return rl }
 	ac.Ignore = ignore
 	return ac
@@ -172,12 +178,27 @@ func evidence(res agent.Result) json.RawMessage {
 }
 
 func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
-	tools, _ := json.Marshal(res.ToolCalls)
-	phases, _ := json.Marshal(res.Phases)
-	checks, _ := json.Marshal(res.CheckResults)
+	tools, _ := json.Marshal(orEmptyMap(res.ToolCalls))
+	phases, _ := json.Marshal(orEmpty(res.Phases))
+	checks, _ := json.Marshal(orEmpty(res.CheckResults))
 	return &store.ExpertRun{
 		FindingID: findingID, StopReason: string(res.StopReason), Rounds: res.Rounds,
 		ToolCalls: tools, Phases: phases, Checks: checks, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
 		Duration: res.Duration.Round(time.Millisecond), Error: res.Error,
 	}
+}
+
+// orEmpty keeps JSON arrays as [] rather than null, for analysts' SQL.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func orEmptyMap(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
 }
