@@ -99,11 +99,13 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 		t.Errorf("stderr lacks the recorded-exchange label or progress:\n%s", stderr)
 	}
 	var doc struct {
-		ReviewID string `json:"review_id"`
-		Status   string `json:"status"`
-		Findings []any  `json:"findings"`
+		ReviewID string   `json:"review_id"`
+		Status   string   `json:"status"`
+		Findings []any    `json:"findings"`
+		Notes    []string `json:"notes"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Status != "done" || len(doc.Findings) == 0 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Status != "done" || len(doc.Findings) == 0 ||
+		len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "recorded exchange") {
 		t.Fatalf("demo json: %v %+v\n%s", err, doc, out)
 	}
 	status, _, err := runCmd(t, "status", doc.ReviewID)

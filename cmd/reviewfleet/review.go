@@ -51,7 +51,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		req = submit.Request{Repo: sample.Dir, Base: sample.Base, Head: sample.Head}
 		edit = func(c *config.Config) {
-			c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Model = srv.URL, "recorded", demo.Model
+			c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Model, c.LLM.Recorded = srv.URL, "recorded", demo.Model, true
 			c.LLM.IntentModel, c.LLM.VerifyModel, c.LLM.ExpertModel, c.LLM.EvalModel = "", "", "", ""
 			// The recorded server lives in this process: so must the queue
 			// and the worker, whatever REDIS_URL says.

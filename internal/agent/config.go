@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -68,6 +69,16 @@ type Config struct {
 	// Transitions are the exploration phase transition rules, tried in order
 	// at the end of every round. Default DefaultTransitions().
 	Transitions []Transition
+	// SummarySchema, when set, is a JSON schema (an object, OpenAI strict
+	// mode) that the forced summarize rounds ask the reply to follow, through
+	// response_format {type: json_schema, json_schema: {name:
+	// SummarySchemaName, strict: true, schema: SummarySchema}}. It should
+	// describe the submit_verdict arguments, since the reply is read as a
+	// verdict written as text. Default: none, the rounds ask in words only.
+	SummarySchema json.RawMessage
+	// SummarySchemaName names SummarySchema in the request (letters, digits,
+	// '_' and '-', at most 64). Default DefaultSummarySchemaName.
+	SummarySchemaName string
 
 	// toolHook, when set, runs before every repository tool with the call's
 	// context and time budget; tests use it to simulate slow tools.
@@ -91,6 +102,7 @@ const (
 	DefaultMaxResultBytes       = 16 << 10
 	DefaultMaxFileBytes         = 2 << 20
 	DefaultAcceptFailFactor     = 0.5
+	DefaultSummarySchemaName    = "expert_verdict"
 )
 
 // withDefaults returns c with every unset or out-of-range field replaced by
@@ -126,6 +138,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AcceptFailFactor <= 0 || c.AcceptFailFactor > 1 {
 		c.AcceptFailFactor = DefaultAcceptFailFactor
+	}
+	if c.SummarySchemaName == "" {
+		c.SummarySchemaName = DefaultSummarySchemaName
 	}
 	if c.Transitions == nil {
 		c.Transitions = DefaultTransitions()

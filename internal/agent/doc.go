@@ -53,6 +53,18 @@
 // Outside the forced rounds a verdict written as plain text is not
 // accepted; such a reply counts as a missing completion signal.
 //
+// With Config.SummarySchema set, the forced requests also carry
+// response_format json_schema (strict) with that schema, which should
+// describe the submit_verdict arguments; the structured reply is read by
+// the same text extraction. Earlier requests never carry a response format.
+//
+// # Judging a verdict without a run
+//
+// Judge applies the end of a run to a verdict document obtained some other
+// way, for a fallback: the same tolerant reading, the same validation and
+// the same accept gate against the snapshot, with no tool results, so
+// tool_fact checks fail.
+//
 // # Verdicts of unfinished runs
 //
 // A run that stops without a submitted verdict (repeat_cycle,
@@ -60,4 +72,7 @@
 // verdict "inconclusive" with the finding's own confidence multiplied by
 // Config.AcceptFailFactor: the investigation neither confirmed nor refuted
 // the finding, and an unfinished investigation should not raise trust in it.
+// A run that stops with StopError carries its failure in Result.Err as well
+// as in the text of Result.Error. Result.ToolCalls and Result.Phases are
+// never nil.
 package agent

@@ -51,7 +51,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.model == nil {
 		return r.unfinished(StopError, errNoModel), nil
 	}
-	if err := checkSummarySchema(r.cfg.SummarySchema); err != nil {
+	if err := checkSummarySchema(r.cfg); err != nil {
 		return r.unfinished(StopError, err), nil
 	}
 	sb, err := newSandbox(r.task.Root, r.cfg.MaxFileBytes)

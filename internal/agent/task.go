@@ -105,12 +105,18 @@ type Result struct {
 	StopReason   StopReason
 	// Rounds is the number of model calls made.
 	Rounds int
-	// ToolCalls counts the calls the model made, by tool name.
+	// ToolCalls counts the calls the model made, by tool name. Never nil.
 	ToolCalls map[string]int
+	// Phases are the exploration phase changes, in order. Never nil.
 	Phases    []PhaseChange
 	TokensIn  int
 	TokensOut int
 	Duration  time.Duration
 	// Error describes the failure of a run that stopped with StopError.
 	Error string
+	// Err is the failure behind Error, for errors.Is and errors.As: the
+	// model's error (wrapped), the context's error, the setup problem, or
+	// for Judge the reason the document is not a valid verdict. It is nil
+	// unless StopReason is StopError, and is not stored.
+	Err error `json:"-"`
 }

@@ -70,6 +70,9 @@ type LLM struct {
 	// RecordExchanges stores request and reply bodies in llm_calls, which
 	// enables replaying a review (default true).
 	RecordExchanges bool `yaml:"record_exchanges"`
+	// Recorded marks a review whose replies come from a recorded exchange
+	// (the offline demo); not a configuration key.
+	Recorded bool `yaml:"-"`
 }
 
 // ModelFor returns the model configured for a stage.

@@ -21,6 +21,7 @@ func sampleReport() *Report {
 		Status:        "succeeded",
 		IntentMode:    "per_file",
 		SkippedStages: []string{"verify"},
+		Notes:         []string{"The model replies were a recorded exchange."},
 		CreatedAt:     created,
 		FinishedAt:    created.Add(3*time.Minute + 12*time.Second),
 		Threshold:     0.6,

@@ -68,6 +68,7 @@ func DecodeJSON(data []byte) (*Report, error) {
 		Error:          j.Error,
 		IntentMode:     j.IntentMode,
 		SkippedStages:  nonNil(j.SkippedStages),
+		Notes:          nonNil(j.Notes),
 		CreatedAt:      created,
 		FinishedAt:     finished,
 		Threshold:      j.Threshold,
@@ -104,6 +105,7 @@ type jsonReport struct {
 	Error          string                    `json:"error"`
 	IntentMode     string                    `json:"intent_mode"`
 	SkippedStages  []string                  `json:"skipped_stages"`
+	Notes          []string                  `json:"notes"`
 	CreatedAt      *string                   `json:"created_at"`
 	FinishedAt     *string                   `json:"finished_at"`
 	Threshold      float64                   `json:"threshold"`
@@ -193,6 +195,7 @@ func toJSON(r *Report) jsonReport {
 		Error:          r.Error,
 		IntentMode:     r.IntentMode,
 		SkippedStages:  nonNil(r.SkippedStages),
+		Notes:          nonNil(r.Notes),
 		CreatedAt:      formatTime(r.CreatedAt),
 		FinishedAt:     formatTime(r.FinishedAt),
 		Threshold:      r.Threshold,

@@ -59,6 +59,9 @@ func writeHeader(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "- **Intent mode:** %s\n", inline(r.IntentMode))
 	}
 	fmt.Fprintf(b, "- **Confidence threshold:** %.2f\n", r.Threshold)
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "\n> **Note:** %s\n", inline(n))
+	}
 	if len(r.SkippedStages) > 0 {
 		names := make([]string, len(r.SkippedStages))
 		for i, s := range r.SkippedStages {

@@ -214,3 +214,14 @@ func checkFences(t *testing.T, md string) {
 		t.Errorf("code fence %q left open", open)
 	}
 }
+
+func TestMarkdownShowsNotesFirst(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	md := Markdown(r)
+	note := strings.Index(md, "recorded exchange")
+	summary := strings.Index(md, "## Summary")
+	if note < 0 || summary < 0 || note > summary {
+		t.Fatalf("the note must come before the summary (note at %d, summary at %d)", note, summary)
+	}
+}

@@ -37,6 +37,9 @@ type Report struct {
 	IntentMode string
 	// SkippedStages lists the stages disabled by configuration.
 	SkippedStages []string
+	// Notes are remarks the reader must see first (for example that the
+	// model replies were a recorded exchange).
+	Notes []string
 	// CreatedAt and FinishedAt bound the review; a zero FinishedAt means the
 	// review has not finished.
 	CreatedAt, FinishedAt time.Time

@@ -101,6 +101,9 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if r.FinishedAt != nil {
 		rep.FinishedAt = *r.FinishedAt
 	}
+	if cfg.LLM.Recorded {
+		rep.Notes = append(rep.Notes, "The model replies in this review were played back from a recorded exchange (offline demo); no model was called.")
+	}
 	content := map[string]string{}
 	for _, f := range files {
 		if f.SkipReason != "" {
