@@ -11,7 +11,8 @@
 # written to the repository. (The same table for a single diff file:
 # reviewfleet prompts stats --diff FILE.)
 #
-# It also measures the diffs of this repository's own last commits.
+# It also measures the project's own testdata/diffs and the diffs of this
+# repository's own last commits.
 #
 # Usage: scripts/measure-prompts.sh [module@vA..vB ...]
 # Default pairs: github.com/hibiken/asynq@v0.25.1..v0.26.0
@@ -72,6 +73,11 @@ for pair in "${pairs[@]}"; do
   fi
   echo "$pair: $(grep -c '^diff ' "$work/$name.diff" || true) changed files" >&2
   diffs+=("$work/$name.diff")
+done
+
+# The project's own sample diffs, one language each.
+for f in "$root"/testdata/diffs/*.diff; do
+  [ -e "$f" ] && diffs+=("$f")
 done
 
 # The project's own history: the diff of each of its last SELF_COMMITS
