@@ -76,8 +76,9 @@ func (f *fakeLLM) model() ChatModel {
 // rawRequest is the part of a request body, as sent on the wire, that the
 // tests inspect.
 type rawRequest struct {
-	ToolChoice json.RawMessage `json:"tool_choice"`
-	Tools      []struct {
+	ToolChoice     json.RawMessage `json:"tool_choice"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+	Tools          []struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`

@@ -22,9 +22,11 @@ func mustJSON(t *testing.T, v any) string {
 
 // checkForcedRequests checks, on the request bodies as sent, that the
 // first budget requests offer every tool with no tool_choice and the rest
-// send tool_choice "none" with only submit_verdict listed.
+// send tool_choice "none" with only submit_verdict listed. No request
+// carries a response format: the tests using it set no summary schema.
 func checkForcedRequests(t *testing.T, llm *fakeLLM, budget int) {
 	t.Helper()
+	checkSummaryFormat(t, llm, budget, "", nil)
 	raws := llm.rawRequests(t)
 	if len(raws) <= budget {
 		t.Fatalf("client sent %d requests, want more than the budget of %d", len(raws), budget)
