@@ -44,7 +44,7 @@ func submitVerdictTool() openai.Tool {
 		"Finish the investigation with a verdict on the finding. The evidence is checked by the runtime.",
 		object(schema{
 			"verdict":    schema{"type": "string", "enum": []string{"confirmed", "refuted", "inconclusive"}},
-			"confidence": prop("number", "confidence in the verdict, 0 to 1"),
+			"confidence": prop("number", "how likely the finding is a real defect, 0 to 1 (low for refuted)"),
 			"reasoning":  prop("string", "why the evidence supports the verdict"),
 			"evidence":   schema{"type": "array", "items": evidence, "description": "facts supporting the verdict; a confirmed verdict needs at least one required item"},
 		}, "verdict", "confidence", "reasoning", "evidence"))

@@ -8,6 +8,7 @@ package expert
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -27,10 +28,17 @@ import (
 // TaskType is the permanent asynq type name of expert tasks.
 const TaskType = "review:expert"
 
-// Chatter is the LLM capability the stage needs.
+// Chatter is the LLM capability the stage needs: chat with tools for the
+// agent, one structured call for the fallback.
 type Chatter interface {
 	Chat(ctx context.Context, meta llm.Meta, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+	Structured(ctx context.Context, meta llm.Meta, req llm.StructuredRequest, out any) (llm.Usage, error)
 }
+
+// SchemaName names the structured-output schema of this stage: the
+// verdict the agent gives in its forced summary, and the single call made
+// when an endpoint refuses tool calls.
+const SchemaName = "reviewfleet_expert"
 
 // Snapshots finds (or builds) the directory holding a review's head tree.
 type Snapshots interface {
@@ -78,10 +86,19 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	task.SystemPrompt = h.Prompts.ExpertSystem(f.RiskType, prompts.DetectReferences(task.Context))
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Expert.RunTimeout)
 	defer cancel()
-	res, err := agent.Run(runCtx, chatModel{c: h.LLM, meta: llm.Meta{ReviewID: r.ID, Stage: string(review.StageExpert), ItemKey: p.Item, Model: model}},
-		task, agentConfig(cfg, model, h.Ignore))
+	meta := llm.Meta{ReviewID: r.ID, Stage: string(review.StageExpert), ItemKey: p.Item, Model: model}
+	ac := agentConfig(cfg, model, h.Ignore)
+	ac.SummarySchema, ac.SummarySchemaName = h.Prompts.Schema("expert"), SchemaName
+	res, err := agent.Run(runCtx, chatModel{c: h.LLM, meta: meta}, task, ac)
 	if err != nil {
 		return err // cancelled or rate limited: retried
+	}
+	if refusesTools(res) {
+		// The endpoint will not take tool calls at all: fall back to one
+		// structured verdict, still checked by the accept gate.
+		if res, err = h.single(ctx, meta, task, ac); err != nil {
+			return err
+		}
 	}
 	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, llm.ErrBudgetExceeded.Error()) &&
 		!pipeline.LastAttempt(ctx) {
@@ -201,4 +218,47 @@ func orEmptyMap(m map[string]int) map[string]int {
 		return map[string]int{}
 	}
 	return m
+}
+
+// refusesTools reports a run that failed on its first request with a
+// client error (400, 404, 422…): an endpoint without function calling.
+func refusesTools(res agent.Result) bool {
+	if res.StopReason != agent.StopError || res.Rounds > 1 || res.Err == nil {
+		return false
+	}
+	if _, limited := llm.IsRateLimited(res.Err); limited || errors.Is(res.Err, llm.ErrBudgetExceeded) {
+		return false
+	}
+	var api *openai.APIError
+	return errors.As(res.Err, &api) && api.HTTPStatusCode >= 400 && api.HTTPStatusCode < 500
+}
+
+// single asks for the verdict in one structured call and judges it.
+func (h *Handler) single(ctx context.Context, meta llm.Meta, task agent.Task, ac agent.Config) (agent.Result, error) {
+	var doc json.RawMessage
+	start := time.Now()
+	usage, err := h.LLM.Structured(ctx, meta, llm.StructuredRequest{
+		System:     task.SystemPrompt,
+		User:       singleMessage(task),
+		SchemaName: SchemaName,
+		Schema:     h.Prompts.Schema("expert"),
+	}, &doc)
+	if err != nil {
+		if llm.IsPermanent(err) {
+			return agent.Result{}, pipeline.Permanent(err)
+		}
+		return agent.Result{}, err
+	}
+	res := agent.Judge(task, ac, doc)
+	res.TokensIn, res.TokensOut, res.Duration = usage.PromptTokens, usage.CompletionTokens, time.Since(start)
+	return res, nil
+}
+
+func singleMessage(t agent.Task) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Finding (%s): %s\nLocation: %s lines %d-%d\nConfidence so far: %.2f\n\n%s\n",
+		t.RiskType, t.Description, t.File, t.LineStart, t.LineEnd, t.Confidence, t.Context)
+	b.WriteString("No tools are available. Judge the finding from the change above and give your verdict; " +
+		"evidence items are checked against the repository (quote code exactly).")
+	return b.String()
 }

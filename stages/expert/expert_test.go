@@ -139,3 +139,33 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint without function calling gets one structured
+// reviewfleet_expert call instead, and the accept gate still checks it.
+func TestEndpointWithoutToolsFallsBackToOneStructuredCall(t *testing.T) {
+	t.Parallel()
+	verdict := map[string]any{
+		"reasoning": "xs[0] with no length check", "verdict": "confirmed", "confidence": 0.9,
+		"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return xs[0]", "required": true}},
+	}
+	id, f, h, srv := run(t, func(_ context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
+		if len(req.Tools) > 0 {
+			return llmfake.Fail(400, "tools are not supported by this server")
+		}
+		if llmfake.SchemaName(req) == expert.SchemaName {
+			return llmfake.JSON(verdict)
+		}
+		return llmfake.Fail(400, "unexpected request")
+	})
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || v.Verdict != review.VerdictConfirmed || v.ConfidenceAfter != 0.9 {
+		t.Fatalf("verdict %+v", v)
+	}
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	if runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 1 {
+		t.Fatalf("run %+v", runs[f.ID])
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("%d requests, want the refused tools request and one structured call", n)
+	}
+}
