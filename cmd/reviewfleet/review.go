@@ -84,11 +84,16 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	waitCtx, stopWaiting := context.WithCancelCause(ctx)
 	defer stopWaiting(nil)
 	var wg sync.WaitGroup
-	fleetCtx, stopFleet := context.WithCancel(context.WithoutCancel(ctx))
-	defer func() { stopFleet(); wg.Wait() }()
+	fleetCtx, cancelFleet := context.WithCancel(context.WithoutCancel(ctx))
+	var once sync.Once
+	stopFleet := func() { once.Do(func() { cancelFleet(); wg.Wait() }) }
+	defer stopFleet()
 	if a.LocalRedis {
 		wcfg := a.Cfg.Worker
 		wcfg.HealthAddr = ""
+		// When the command ends early, in-flight tasks get a moment, not
+		// the fleet's full grace period: nothing will pick them up again.
+		wcfg.ShutdownTimeout = 2 * time.Second
 		w, err := a.NewWorker(wcfg)
 		if err != nil {
 			return err
@@ -115,7 +120,10 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			err = cause
 		}
 		if a.LocalRedis {
-			// Nothing else will ever run this review's queued tasks.
+			// Nothing else will ever run this review's queued tasks. Stop
+			// the in-process fleet first, so no task in flight writes after
+			// the failure is recorded.
+			stopFleet()
 			bg := context.WithoutCancel(ctx)
 			if _, ferr := a.Store.FailReview(bg, id, "stopped: the command running its in-process worker ended ("+err.Error()+")"); ferr == nil {
 				a.StoreFailureReport(bg, id)

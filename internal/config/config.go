@@ -98,8 +98,9 @@ type Harness struct {
 	// and get a "skipped" verdict (default 0: every finding the manager kept
 	// is investigated, as the seed harness does; raise it to save tokens).
 	ExpertMinConfidence float64 `yaml:"expert_min_confidence"`
-	// EvalMinConfidence: findings below it after the expert skip eval and
-	// get a "skipped" verdict (default 0: every finding is cross-examined).
+	// EvalMinConfidence: findings below it after the expert are not
+	// cross-examined and get no eval row (default 0: every finding the
+	// expert confirmed or left inconclusive is).
 	EvalMinConfidence float64 `yaml:"eval_min_confidence"`
 	// ConfidenceThreshold: the report keeps findings at or above it (default 0.6).
 	ConfidenceThreshold float64 `yaml:"confidence_threshold"`

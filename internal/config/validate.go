@@ -52,7 +52,9 @@ func (c Config) Validate() error {
 	positive("worker.concurrency", c.Worker.Concurrency)
 	positive("expert.max_rounds", c.Expert.MaxRounds)
 	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)
-	unit("expert.accept_fail_factor", c.Expert.AcceptFailFactor)
+	if f := c.Expert.AcceptFailFactor; f <= 0 || f > 1 {
+		bad("expert.accept_fail_factor", "must be above 0 and at most 1, got %v", f)
+	}
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)
 	}

@@ -147,8 +147,11 @@ func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	}
 	byStage := verdictsByStage(t, f.sub.Store, r.ID)
 	for _, v := range byStage[review.StageExpert] {
-		if v.Verdict != review.VerdictInconclusive || v.ConfidenceAfter != v.ConfidenceBefore {
+		if v.Verdict != review.VerdictFailed || v.ConfidenceAfter != v.ConfidenceBefore {
 			t.Errorf("expert verdict after a failing model: %+v", v)
 		}
+	}
+	if n := len(byStage[review.StageEval]); n != 0 {
+		t.Errorf("eval cross-examined %d findings no expert investigated", n)
 	}
 }

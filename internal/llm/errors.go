@@ -88,6 +88,10 @@ func IsPermanent(err error) bool {
 }
 
 // statusCode extracts the HTTP status from a go-openai error, or 0.
+// StatusCode returns the HTTP status of an error the endpoint answered
+// with (0 when err came from elsewhere).
+func StatusCode(err error) int { return statusCode(err) }
+
 func statusCode(err error) int {
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {

@@ -150,12 +150,8 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		}
 		return nr, ErrEmptyChange
 	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		if seen[f.Path()] {
-			return nr, fmt.Errorf("the diff changes %s more than once (a series of patches?): review one patch at a time, or a --base..--head range", f.Path())
-		}
-		seen[f.Path()] = true
+	if files, err = dedupe(files); err != nil {
+		return nr, err
 	}
 	nr.Files = buildFiles(cfg.Intent, files, read)
 	if err := checkContents(nr.Files, req, read != nil); err != nil {
@@ -351,4 +347,30 @@ func checkContents(files []store.File, req Request, haveSource bool) error {
 		return fmt.Errorf("none of the changed files (%s…) exist in %s: is --repo the checkout the diff applies to?", missing[0], req.Repo)
 	}
 	return nil
+}
+
+// dedupe keeps one entry per path. A type change (a symlink that became a
+// file, or the reverse) comes out of git as a deletion and an addition of
+// the same path: the addition is what the head holds. Any other repeat
+// (a series of patches in one file) is an error.
+func dedupe(files []*diff.File) ([]*diff.File, error) {
+	at := map[string]int{}
+	out := make([]*diff.File, 0, len(files))
+	for _, f := range files {
+		i, dup := at[f.Path()]
+		if !dup {
+			at[f.Path()] = len(out)
+			out = append(out, f)
+			continue
+		}
+		prev := out[i]
+		switch {
+		case prev.Status == diff.StatusDeleted && f.Status == diff.StatusAdded:
+			out[i] = f
+		case prev.Status == diff.StatusAdded && f.Status == diff.StatusDeleted:
+		default:
+			return nil, fmt.Errorf("the diff changes %s more than once (a series of patches?): review one patch at a time, or a --base..--head range", f.Path())
+		}
+	}
+	return out, nil
 }

@@ -201,3 +201,34 @@ func TestPrepareSkipsTextThatIsNotUTF8(t *testing.T) {
 		t.Fatalf("%d items, want only ok.go reviewed", len(nr.Items))
 	}
 }
+
+func TestPrepareTypeChangeIsOneFile(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t, map[string]string{"target.go": "package a\n"}, map[string]string{"target.go": "package a\n\n// T.\n"})
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	if err := os.Symlink("target.go", filepath.Join(repo, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	run("add", "-A")
+	run("commit", "-qm", "link")
+	_ = os.Remove(filepath.Join(repo, "link.go"))
+	if err := os.WriteFile(filepath.Join(repo, "link.go"), []byte("package a\n\nvar L = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", "-A")
+	run("commit", "-qm", "file")
+	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	if err != nil {
+		t.Fatalf("a symlink that became a file: %v", err)
+	}
+	f := files(nr)["link.go"]
+	if len(nr.Files) != 1 || f.Change != "added" || f.Content == nil || !strings.Contains(*f.Content, "var L") {
+		t.Fatalf("files: %+v", nr.Files)
+	}
+}

@@ -93,18 +93,21 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if err != nil {
 		return err // cancelled or rate limited: retried
 	}
+	transient := res.StopReason == agent.StopError && res.Err != nil && !llm.IsPermanent(res.Err)
 	if refusesTools(res) {
 		// The endpoint will not take tool calls at all: fall back to one
-		// structured verdict, still checked by the accept gate.
+		// structured verdict, still checked by the accept gate. Whatever it
+		// gives is recorded, not retried.
 		if res, err = h.single(ctx, meta, task, ac); err != nil {
 			return err
 		}
+		transient = false
 	}
-	if res.StopReason == agent.StopError && ctx.Err() == nil && !strings.Contains(res.Error, llm.ErrBudgetExceeded.Error()) &&
-		!pipeline.LastAttempt(ctx) {
-		// A transport failure: let the task be retried rather than record a
-		// verdict built on nothing. The last attempt records the run with
-		// its error, and the finding keeps its confidence.
+	if transient && ctx.Err() == nil && !pipeline.LastAttempt(ctx) {
+		// A transport failure (5xx, network, timeout of a request): retry
+		// rather than record a verdict built on nothing. The last attempt
+		// records the run with its error, and the finding keeps its
+		// confidence. Permanent errors are recorded at once.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
 	}
 	after, verdict := Apply(f.Confidence, res)
@@ -124,8 +127,8 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 // the finding at 0.3. Every other ending is inconclusive and never raises
 // it: a verdict whose evidence failed the accept gate, or a run that
 // stopped on a cycle or without a verdict, takes the lowered confidence the
-// runtime gives; a timeout or an error says nothing about the finding and
-// leaves it as it was.
+// runtime gives. A timeout or an error says nothing about the finding: the
+// verdict is "failed" and the confidence stays as it was.
 func Apply(before float64, res agent.Result) (after float64, verdict string) {
 	c := review.ClampConfidence(res.Confidence)
 	switch res.StopReason {
@@ -138,7 +141,8 @@ func Apply(before float64, res agent.Result) (after float64, verdict string) {
 		}
 		return min(c, before), review.VerdictInconclusive
 	case agent.StopTimeout, agent.StopError:
-		return before, review.VerdictInconclusive
+		// No investigation took place: nothing for eval to cross-examine.
+		return before, review.VerdictFailed
 	}
 	return min(c, before), review.VerdictInconclusive
 }
@@ -223,14 +227,11 @@ func orEmptyMap(m map[string]int) map[string]int {
 // refusesTools reports a run that failed on its first request with a
 // client error (400, 404, 422…): an endpoint without function calling.
 func refusesTools(res agent.Result) bool {
-	if res.StopReason != agent.StopError || res.Rounds > 1 || res.Err == nil {
+	if res.StopReason != agent.StopError || res.Rounds > 1 || res.Err == nil || errors.Is(res.Err, llm.ErrBudgetExceeded) {
 		return false
 	}
-	if _, limited := llm.IsRateLimited(res.Err); limited || errors.Is(res.Err, llm.ErrBudgetExceeded) {
-		return false
-	}
-	var api *openai.APIError
-	return errors.As(res.Err, &api) && api.HTTPStatusCode >= 400 && api.HTTPStatusCode < 500
+	code := llm.StatusCode(res.Err)
+	return code >= 400 && code < 500 && llm.IsPermanent(res.Err)
 }
 
 // single asks for the verdict in one structured call and judges it.

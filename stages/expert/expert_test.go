@@ -129,8 +129,8 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.45, "inconclusive"},
 		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.4}, 0.8, 0.4, "inconclusive"},
-		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.8, "inconclusive"},
-		{agent.Result{StopReason: agent.StopError, Confidence: 0.1}, 0.8, 0.8, "inconclusive"},
+		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.8, "failed"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.1}, 0.8, 0.8, "failed"},
 	}
 	for _, c := range cases {
 		got, v := expert.Apply(c.before, c.res)
@@ -167,5 +167,43 @@ func TestEndpointWithoutToolsFallsBackToOneStructuredCall(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d requests, want the refused tools request and one structured call", n)
+	}
+}
+
+// A retryable status (408) is retried, not mistaken for an endpoint
+// without tools; a refusal whose body is not OpenAI's error shape still
+// triggers the fallback.
+func TestFallbackOnlyForRealRefusals(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	cfg := config.Default()
+	id, fs := stagetest.Review(t, st, cfg, review.StageExpert,
+		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
+	client, srv := stagetest.LLM(t, func(_ context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
+		if len(req.Tools) > 0 {
+			return llmfake.Fail(408, "slow down")
+		}
+		return llmfake.Fail(400, "unexpected structured call")
+	})
+	h := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
+	if err := h.Work(context.Background(), stagetest.Payload(id, review.StageExpert, fs[0])); err == nil {
+		t.Fatal("a 408 must be retried")
+	}
+	for _, r := range srv.Requests() {
+		if len(r.Tools) == 0 {
+			t.Fatal("a 408 triggered the structured fallback")
+		}
+	}
+
+	_, f, h2, _ := run(t, func(_ context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
+		if len(req.Tools) > 0 {
+			return llmfake.Reply{Status: 400, Raw: `{"object":"error","message":"tool choice requires a flag on this server"}`}
+		}
+		return llmfake.JSON(map[string]any{"reasoning": "r", "verdict": "refuted", "confidence": 0.1, "evidence": []any{}})
+	})
+	runs, _ := h2.Store.ListExpertRuns(context.Background(), f.ReviewID)
+	if runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 1 {
+		t.Fatalf("fallback run %+v", runs[f.ID])
 	}
 }
