@@ -262,3 +262,20 @@ func evalSummary(ctx context.Context, q querier, reviewID string) (map[review.Ri
 	}
 	return out, rows.Err()
 }
+
+// GetVerdict loads the verdict a finding received at a stage.
+func (s *Store) GetVerdict(ctx context.Context, findingID int64, stage review.Stage) (Verdict, error) {
+	v := Verdict{FindingID: findingID, Stage: stage}
+	var ms int
+	err := s.pool.QueryRow(ctx, `
+		SELECT review_id, verdict, confidence_before, confidence_after, reason, evidence, model,
+		       tokens_in, tokens_out, latency_ms, created_at
+		FROM verdicts WHERE finding_id = $1 AND stage = $2`, findingID, string(stage)).
+		Scan(&v.ReviewID, &v.Verdict, &v.ConfidenceBefore, &v.ConfidenceAfter, &v.Reason, &v.Evidence, &v.Model,
+			&v.TokensIn, &v.TokensOut, &ms, &v.CreatedAt)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("get %s verdict of finding %d: %w", stage, findingID, translate(err))
+	}
+	v.Latency = time.Duration(ms) * time.Millisecond
+	return v, nil
+}

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -185,4 +186,17 @@ func (f *File) Numbered() string {
 		}
 	}
 	return b.String()
+}
+
+// NumberedText parses the diff of a single file and renders it as
+// Numbered does. It is the form stages put in prompts.
+func NumberedText(text string) (string, error) {
+	files, err := Parse([]byte(text))
+	if err != nil {
+		return "", err
+	}
+	if len(files) == 0 {
+		return "", errors.New("no file in diff")
+	}
+	return files[0].Numbered(), nil
 }

@@ -1,6 +1,9 @@
 package diff
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTextRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -108,5 +111,16 @@ func TestNumbered(t *testing.T) {
 				t.Errorf("Numbered mismatch\n got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestNumberedText(t *testing.T) {
+	t.Parallel()
+	got, err := NumberedText("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n a\n+b\n")
+	if err != nil || !strings.Contains(got, "2") || !strings.Contains(got, "b") {
+		t.Fatalf("NumberedText = %q, %v", got, err)
+	}
+	if _, err := NumberedText(""); err == nil {
+		t.Fatal("an empty diff rendered")
 	}
 }

@@ -9,6 +9,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -107,20 +108,17 @@ func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Fin
 	if f.Suggestion != "" {
 		fmt.Fprintf(&b, "- suggested fix: %s\n", f.Suggestion)
 	}
-	verdicts, err := h.Store.ListVerdicts(ctx, reviewID)
-	if err != nil {
-		return "", err
-	}
-	for _, v := range verdicts {
-		if v.FindingID == f.ID && v.Stage == review.StageExpert {
-			fmt.Fprintf(&b, "- expert verdict: %s — %s\n", v.Verdict, v.Reason)
-			var ev []string
-			if json.Unmarshal(v.Evidence, &ev) == nil {
-				for _, e := range ev {
-					fmt.Fprintf(&b, "  - evidence: %s\n", e)
-				}
+	switch v, err := h.Store.GetVerdict(ctx, f.ID, review.StageExpert); {
+	case err == nil:
+		fmt.Fprintf(&b, "- expert verdict: %s — %s\n", v.Verdict, v.Reason)
+		var ev []string
+		if json.Unmarshal(v.Evidence, &ev) == nil {
+			for _, e := range ev {
+				fmt.Fprintf(&b, "  - evidence: %s\n", e)
 			}
 		}
+	case !errors.Is(err, store.ErrNotFound):
+		return "", err
 	}
 	file, err := h.Store.GetFile(ctx, reviewID, f.File)
 	if err != nil {
@@ -130,8 +128,8 @@ func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Fin
 		fmt.Fprintf(&b, "\nHead version of %s around the cited lines:\n```\n%s```\n", f.File,
 			source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 25)))
 	}
-	if parsed, err := diff.Parse([]byte(file.Diff)); err == nil && len(parsed) > 0 {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", parsed[0].Numbered())
+	if numbered, err := diff.NumberedText(file.Diff); err == nil {
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", numbered)
 	}
 	return b.String(), nil
 }

@@ -170,11 +170,11 @@ func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding
 	if err != nil {
 		return ""
 	}
-	parsed, err := diff.Parse([]byte(file.Diff))
-	if err != nil || len(parsed) == 0 {
+	numbered, err := diff.NumberedText(file.Diff)
+	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, parsed[0].Numbered())
+	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, numbered)
 }
 
 func reason(res agent.Result) string {

@@ -131,15 +131,15 @@ func userMessage(r store.Review, files []store.File, chunked bool) (string, erro
 		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n<<<\n%s\n>>>\n", p)
 	}
 	for _, f := range files {
-		parsed, err := diff.Parse([]byte(f.Diff))
-		if err != nil || len(parsed) == 0 {
-			return "", fmt.Errorf("re-read diff of %s: %v", f.Path, err)
+		numbered, err := diff.NumberedText(f.Diff)
+		if err != nil {
+			return "", fmt.Errorf("re-read diff of %s: %w", f.Path, err)
 		}
 		fmt.Fprintf(&b, "\n### File: %s (%s", f.Path, f.Change)
 		if f.OldPath != "" && f.OldPath != f.Path {
 			fmt.Fprintf(&b, " from %s", f.OldPath)
 		}
-		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n```\n%s```\n", f.Additions, f.Deletions, parsed[0].Numbered())
+		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n```\n%s```\n", f.Additions, f.Deletions, numbered)
 		if !chunked && f.Content != nil {
 			fmt.Fprintf(&b, "\nHead version of %s (numbered):\n```\n%s```\n", f.Path,
 				source.Excerpt(*f.Content, f.ChangedLines, 30, 600))

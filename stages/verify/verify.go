@@ -143,8 +143,8 @@ func userMessage(f review.Finding, file *store.File) string {
 		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
 	fmt.Fprintf(&b, "\nCited lines with context (head version of %s):\n```\n%s```\n", f.File,
 		source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 8)))
-	if parsed, err := diff.Parse([]byte(file.Diff)); err == nil && len(parsed) > 0 {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", parsed[0].Numbered())
+	if numbered, err := diff.NumberedText(file.Diff); err == nil {
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", numbered)
 	}
 	return b.String()
 }
