@@ -30,8 +30,8 @@ func TestRunSandboxAttacksLeakNothing(t *testing.T) {
 	mustSymlink(t, filepath.Join(root, "README.md"), filepath.Join(root, "readme_link.md"))
 	mustSymlink(t, ".env", filepath.Join(root, "notes.txt"))
 	writeFiles(t, root, map[string]string{
-		".env":        "API_TOKEN=" + secret + "\n",
-		".git/config": "[remote \"origin\"]\n\turl = https://x:" + secret + "@example.com/r.git\n",
+		".env":              "API_TOKEN=" + secret + "\n",
+		".git/config":       "[remote \"origin\"]\n\turl = https://x:" + secret + "@example.com/r.git\n",
 		"deploy/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\n" + secret + "\n",
 	})
 
