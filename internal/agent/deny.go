@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"path"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -23,8 +24,14 @@ var alwaysDenied = []string{".git/"}
 // msgDenied ends the tool error of a path the policy refuses.
 const msgDenied = "denied by sandbox policy"
 
-// denyList decides which repository paths the sandbox refuses.
-type denyList struct{ globs []string }
+// denyList decides which repository paths the sandbox refuses. A pattern
+// without an inner slash ("*.pem", ".git/") denies every path with a
+// segment it matches, which is what diff.MatchGlob gives for the path and
+// its directories; only the others (".docker/config.json") need MatchGlob.
+type denyList struct {
+	names    []string // unanchored patterns, trailing slash removed
+	anchored []string // patterns with an inner slash
+}
 
 // newDenyList returns the policy: .git always, then globs, or DefaultDeny
 // when globs is empty.
@@ -32,7 +39,15 @@ func newDenyList(globs []string) denyList {
 	if len(globs) == 0 {
 		globs = DefaultDeny
 	}
-	return denyList{globs: append(append([]string{}, alwaysDenied...), globs...)}
+	var d denyList
+	for _, g := range append(append([]string{}, alwaysDenied...), globs...) {
+		if trimmed := strings.TrimSuffix(g, "/"); !strings.Contains(trimmed, "/") {
+			d.names = append(d.names, trimmed)
+		} else {
+			d.anchored = append(d.anchored, g)
+		}
+	}
+	return d
 }
 
 // denied reports whether the slash-separated relative path rel, or one of
@@ -41,10 +56,23 @@ func (d denyList) denied(rel string) bool {
 	if rel == "." || rel == "" {
 		return false
 	}
+	rest := rel
+	for rest != "" {
+		seg, tail, _ := strings.Cut(rest, "/")
+		for _, n := range d.names {
+			if ok, _ := path.Match(n, seg); ok {
+				return true
+			}
+		}
+		rest = tail
+	}
+	if len(d.anchored) == 0 {
+		return false
+	}
 	segs := strings.Split(rel, "/")
 	for i := 1; i <= len(segs); i++ {
 		p := strings.Join(segs[:i], "/")
-		for _, g := range d.globs {
+		for _, g := range d.anchored {
 			if ok, _ := diff.MatchGlob(g, p); ok {
 				return true
 			}
