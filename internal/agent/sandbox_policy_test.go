@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/diff"
 )
 
 func TestDenyListDefaults(t *testing.T) {
@@ -185,4 +187,30 @@ func TestSandboxConcurrentSwaps(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
+}
+
+// TestDenyListAgreesWithMatchGlob checks the per-segment shortcut against
+// diff.MatchGlob applied to the path and each of its directories.
+func TestDenyListAgreesWithMatchGlob(t *testing.T) {
+	t.Parallel()
+	globs := append([]string{"secrets/", "docs/*.key", "a/**/b", "[ab]*.txt", "x?"}, DefaultDeny...)
+	paths := []string{"a", "a/b", "a/c/b", "a/c/b/d", "secrets", "secrets/x", "s/secrets/x", "docs/k.key", "z/docs/k.key",
+		"b1.txt", "d/a.txt", "xy", "xyz/q", ".env.x", "q/.git", "id_rsa.pub", "w/credentials/y", ".docker/config.json", "x/.docker/config.json"}
+	for _, g := range globs {
+		d := newDenyList([]string{g})
+		for _, p := range paths {
+			segs := strings.Split(p, "/")
+			want := false
+			for i := 1; i <= len(segs) && !want; i++ {
+				for _, pat := range []string{".git/", g} {
+					if ok, _ := diff.MatchGlob(pat, strings.Join(segs[:i], "/")); ok {
+						want = true
+					}
+				}
+			}
+			if got := d.denied(p); got != want {
+				t.Errorf("glob %q, path %q: denied %v, MatchGlob %v", g, p, got, want)
+			}
+		}
+	}
 }
