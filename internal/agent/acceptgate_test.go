@@ -7,7 +7,7 @@ import (
 func TestAcceptGateChecks(t *testing.T) {
 	t.Parallel()
 	root := sampleRepo(t)
-	sb, err := newSandbox(root, 1<<20)
+	sb, err := newSandbox(root, 1<<20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestAcceptGateChecks(t *testing.T) {
 
 func TestAcceptGateOnlyRequiredChecksDecide(t *testing.T) {
 	t.Parallel()
-	sb, err := newSandbox(sampleRepo(t), 1<<20)
+	sb, err := newSandbox(sampleRepo(t), 1<<20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

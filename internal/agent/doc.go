@@ -7,7 +7,10 @@
 //
 // Run sends the conversation to the model, executes the tool calls it gets
 // back (read_file, grep, list_dir, find_symbol) inside a sandbox rooted at the
-// snapshot, appends the results and repeats. The run ends only through the
+// snapshot, appends the results and repeats. The sandbox reads through
+// os.Root, follows no symlink, refuses hard-linked files and the paths of
+// Config.Deny (.git always), and leaves denied files out of listings and
+// searches. The run ends only through the
 // submit_verdict tool or through one of the runtime's stops:
 //
 //   - Accept gate: every evidence item of a submitted verdict is checked

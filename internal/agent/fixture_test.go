@@ -31,7 +31,7 @@ func (s *Store) Touch(id string) {
 `
 
 // writeFiles creates files (slash paths relative to root) with contents.
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))

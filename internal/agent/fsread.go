@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"sort"
 	"strings"
 )
@@ -98,27 +100,32 @@ func readFileTool(ctx context.Context, sb *sandbox, a readFileArgs, maxLines int
 }
 
 // listDirTool serves list_dir: the entries of one directory, directories
-// marked with a trailing slash and symlinks with a trailing @.
+// marked with a trailing slash and symlinks with a trailing @. Entries the
+// sandbox denies are not shown.
 func listDirTool(ctx context.Context, sb *sandbox, a listDirArgs) (toolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return toolResult{}, err
 	}
-	abs, rel, err := sb.resolve(a.Path)
+	rel, err := sb.check(a.Path)
 	if err != nil {
 		return toolResult{}, err
 	}
-	fi, err := os.Stat(abs)
+	dir, err := sb.openDir(rel)
 	if err != nil {
-		return toolResult{}, toolErrorf("cannot stat %s", rel)
+		return toolResult{}, err
 	}
-	if !fi.IsDir() {
-		return toolResult{}, toolErrorf("%s is not a directory: use read_file", rel)
-	}
-	entries, err := os.ReadDir(abs)
+	defer dir.Close()
+	entries, err := readDirEntries(dir)
 	if err != nil {
 		return toolResult{}, toolErrorf("cannot list %s", rel)
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	shown := entries[:0]
+	for _, e := range entries {
+		if !sb.deny.denied(path.Join(rel, e.Name())) {
+			shown = append(shown, e)
+		}
+	}
+	entries = shown
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d entries\n", rel, len(entries))
 	for i, e := range entries {
@@ -140,4 +147,19 @@ func listDirTool(ctx context.Context, sb *sandbox, a listDirArgs) (toolResult, e
 		b.WriteByte('\n')
 	}
 	return toolResult{text: b.String(), fact: true}, nil
+}
+
+// readDirEntries lists the directory dir in name order.
+func readDirEntries(dir *os.Root) ([]fs.DirEntry, error) {
+	f, err := dir.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
 }

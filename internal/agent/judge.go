@@ -44,10 +44,11 @@ func judgeDocument(task Task, cfg Config, doc []byte) Result {
 	case err != nil:
 		return withoutVerdict(Result{}, task, cfg, StopError, fmt.Errorf("judge verdict for finding %d: %w", task.FindingID, err))
 	}
-	sb, err := newSandbox(task.Root, cfg.MaxFileBytes)
+	sb, err := newSandbox(task.Root, cfg.MaxFileBytes, cfg.Deny)
 	if err != nil {
 		return withoutVerdict(Result{}, task, cfg, StopError, fmt.Errorf("open snapshot for finding %d: %w", task.FindingID, err))
 	}
+	defer sb.close()
 	var res Result
 	judge(&res, sub, sb, &facts{}, cfg.AcceptFailFactor)
 	return res

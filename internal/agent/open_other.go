@@ -2,9 +2,15 @@
 
 package agent
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// openNoBlock opens path for reading.
-func openNoBlock(path string) (*os.File, error) {
-	return os.Open(path)
+// openNoBlock opens name in dir for reading.
+func openNoBlock(dir *os.Root, name string) (*os.File, error) {
+	return dir.Open(name)
 }
+
+// linkCount returns 1: the link count is not available here.
+func linkCount(fs.FileInfo) uint64 { return 1 }

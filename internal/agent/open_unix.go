@@ -3,12 +3,21 @@
 package agent
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
 
-// openNoBlock opens path for reading without blocking on FIFOs or devices,
-// which the caller then refuses.
-func openNoBlock(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// openNoBlock opens name in dir for reading without blocking on FIFOs or
+// devices, which the caller then refuses.
+func openNoBlock(dir *os.Root, name string) (*os.File, error) {
+	return dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// linkCount returns the number of hard links of the file fi describes.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

@@ -54,10 +54,11 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if err := checkSummarySchema(r.cfg); err != nil {
 		return r.unfinished(StopError, err), nil
 	}
-	sb, err := newSandbox(r.task.Root, r.cfg.MaxFileBytes)
+	sb, err := newSandbox(r.task.Root, r.cfg.MaxFileBytes, r.cfg.Deny)
 	if err != nil {
 		return r.unfinished(StopError, fmt.Errorf("open snapshot for finding %d: %w", r.task.FindingID, err)), nil
 	}
+	defer sb.close()
 	r.tracker = newTracker(r.cfg, r.task.File)
 	r.tools = newToolbox(r.cfg, sb, r.tracker)
 	r.repeat = repeatDetector{threshold: r.cfg.RepeatThreshold}

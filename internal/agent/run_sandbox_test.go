@@ -25,8 +25,15 @@ func TestRunSandboxAttacksLeakNothing(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A symlink to a file inside the root is fine.
+	// A symlink inside the root is not followed either: it could name a
+	// denied file.
 	mustSymlink(t, filepath.Join(root, "README.md"), filepath.Join(root, "readme_link.md"))
+	mustSymlink(t, ".env", filepath.Join(root, "notes.txt"))
+	writeFiles(t, root, map[string]string{
+		".env":              "API_TOKEN=" + secret + "\n",
+		".git/config":       "[remote \"origin\"]\n\turl = https://x:" + secret + "@example.com/r.git\n",
+		"deploy/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\n" + secret + "\n",
+	})
 
 	attacks := []struct {
 		call string
@@ -36,19 +43,26 @@ func TestRunSandboxAttacksLeakNothing(t *testing.T) {
 		{"read_file", map[string]any{"path": "../../etc/passwd"}, "error: path escapes the repository root"},
 		{"read_file", map[string]any{"path": "/etc/passwd"}, "error: absolute paths are refused"},
 		{"read_file", map[string]any{"path": "/proc/self/environ"}, "error: absolute paths are refused"},
-		{"read_file", map[string]any{"path": "docs/leak.txt"}, "error: path escapes the repository root"},
-		{"read_file", map[string]any{"path": "outside_dir/secret.txt"}, "error: path escapes the repository root"},
-		{"read_file", map[string]any{"path": "env"}, "error: path escapes the repository root"},
-		{"read_file", map[string]any{"path": "passwd"}, "error: path escapes the repository root"},
+		{"read_file", map[string]any{"path": "docs/leak.txt"}, "error: docs/leak.txt is a symbolic link: the sandbox does not follow links"},
+		{"read_file", map[string]any{"path": "outside_dir/secret.txt"}, "error: outside_dir is a symbolic link: the sandbox does not follow links"},
+		{"read_file", map[string]any{"path": "env"}, "error: env is a symbolic link: the sandbox does not follow links"},
+		{"read_file", map[string]any{"path": "passwd"}, "error: passwd is a symbolic link: the sandbox does not follow links"},
 		{"read_file", map[string]any{"path": "internal/../../" + filepath.Base(outside) + "/secret.txt"}, "error: path escapes the repository root"},
 		{"read_file", map[string]any{"path": "pipe"}, "error: pipe is not a regular file"},
 		{"list_dir", map[string]any{"path": ".."}, "error: path escapes the repository root"},
-		{"list_dir", map[string]any{"path": "outside_dir"}, "error: path escapes the repository root"},
+		{"list_dir", map[string]any{"path": "outside_dir"}, "error: outside_dir is a symbolic link: the sandbox does not follow links"},
 		{"grep", map[string]any{"pattern": secret, "path_glob": "../**"}, "error: path_glob must not contain .."},
 		{"grep", map[string]any{"pattern": "token=", "path_glob": "/tmp/**"}, "error: path_glob must be relative"},
 		{"grep", map[string]any{"pattern": "token=|root:"}, "no matching lines found"},
 		{"find_symbol", map[string]any{"name": "../../etc"}, "error: find_symbol needs an identifier"},
-		{"read_file", map[string]any{"path": "readme_link.md"}, "readme_link.md lines 1-1 of 1\n1: # sample"},
+		{"read_file", map[string]any{"path": "readme_link.md"}, "error: readme_link.md is a symbolic link: the sandbox does not follow links"},
+		{"read_file", map[string]any{"path": "notes.txt"}, "error: notes.txt is a symbolic link: the sandbox does not follow links"},
+		{"read_file", map[string]any{"path": ".env"}, "error: .env: denied by sandbox policy"},
+		{"read_file", map[string]any{"path": "./internal/../.git/config"}, "error: .git/config: denied by sandbox policy"},
+		{"read_file", map[string]any{"path": "deploy/id_ed25519"}, "error: deploy/id_ed25519: denied by sandbox policy"},
+		{"list_dir", map[string]any{"path": ".git"}, "error: .git: denied by sandbox policy"},
+		{"grep", map[string]any{"pattern": secret, "path_glob": "**"}, "no matching lines found"},
+		{"grep", map[string]any{"pattern": "url =", "path_glob": ".git/**"}, "no matching lines found"},
 	}
 	var replies []llmfake.Reply
 	for _, a := range attacks {
@@ -91,7 +105,7 @@ func TestRunSandboxAttacksLeakNothing(t *testing.T) {
 
 	// Nothing from outside the root may appear in any request.
 	bodies := llm.allBodies(t)
-	forbidden := []string{"token=" + secret, outside}
+	forbidden := []string{"token=" + secret, "API_TOKEN=" + secret, "x:" + secret, outside}
 	if data, err := os.ReadFile("/etc/passwd"); err == nil {
 		if line, _, _ := strings.Cut(string(data), "\n"); len(line) > 8 {
 			forbidden = append(forbidden, line)

@@ -26,36 +26,41 @@ func toolErrorf(format string, args ...any) error {
 const (
 	msgEscape   = "path escapes the repository root"
 	msgAbsolute = "absolute paths are refused: use a path relative to the repository root"
+	msgSymlink  = "is a symbolic link: the sandbox does not follow links"
+	msgHardLink = "has several hard links: the sandbox cannot tell where it comes from"
 )
 
-// sandbox confines file access to the snapshot root.
+// sandbox confines file access to the snapshot root. Every access goes
+// through an os.Root, so no path, symlink or ".." can reach outside it; on
+// top of that the sandbox follows no symlink at all (one inside the root
+// could still name a denied file), refuses the paths of its deny list, and
+// refuses regular files with more than one hard link, which os.Root cannot
+// tell from files outside the root.
 type sandbox struct {
-	root         string // absolute and free of symlinks
+	root         *os.Root
 	maxFileBytes int64
+	deny         denyList
+	// beforeOpen, when set, runs between the check of a path component
+	// and its open; tests use it to swap the path under the sandbox.
+	beforeOpen func(rel string)
 }
 
-// newSandbox opens the snapshot at root.
-func newSandbox(root string, maxFileBytes int64) (*sandbox, error) {
+// newSandbox opens the snapshot at root. deny holds the globs of refused
+// paths (DefaultDeny when empty; .git is always refused). The sandbox must
+// be closed.
+func newSandbox(root string, maxFileBytes int64, deny []string) (*sandbox, error) {
 	if strings.TrimSpace(root) == "" {
 		return nil, errors.New("snapshot root is empty")
 	}
-	abs, err := filepath.Abs(root)
+	r, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, fmt.Errorf("resolve snapshot root %q: %w", root, err)
+		return nil, fmt.Errorf("open snapshot root %q: %w", root, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("resolve snapshot root %q: %w", root, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return nil, fmt.Errorf("stat snapshot root %q: %w", root, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("snapshot root %q is not a directory", root)
-	}
-	return &sandbox{root: real, maxFileBytes: maxFileBytes}, nil
+	return &sandbox{root: r, maxFileBytes: maxFileBytes, deny: newDenyList(deny)}, nil
 }
+
+// close releases the root.
+func (s *sandbox) close() error { return s.root.Close() }
 
 // cleanRel validates a model-supplied path and returns it cleaned,
 // slash-separated and relative to the root ("." for the root itself).
@@ -78,73 +83,118 @@ func cleanRel(p string) (string, error) {
 	return clean, nil
 }
 
-// resolve maps a model-supplied path to an absolute path inside the root,
-// following symlinks, and refuses anything that ends up outside.
-func (s *sandbox) resolve(p string) (abs, rel string, err error) {
-	rel, err = cleanRel(p)
+// check validates a model-supplied path against the policy and returns it
+// cleaned.
+func (s *sandbox) check(p string) (string, error) {
+	rel, err := cleanRel(p)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	joined := filepath.Join(s.root, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(joined)
-	if err != nil {
-		// The error text may name a symlink target outside the root: it
-		// is not passed on.
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", toolErrorf("no such file or directory: %s", rel)
-		}
-		return "", "", toolErrorf("cannot resolve %s", rel)
+	if s.deny.denied(rel) {
+		return "", toolErrorf("%s: %s", rel, msgDenied)
 	}
-	if !s.contains(real) {
-		return "", "", toolErrorf(msgEscape)
-	}
-	return real, rel, nil
+	return rel, nil
 }
 
-// contains reports whether the absolute, symlink-free path p is the root or
-// lies under it.
-func (s *sandbox) contains(p string) bool {
-	if p == s.root {
-		return true
+// openDir opens the directory rel (cleaned, relative) as a root of its own,
+// descending one component at a time: each component must be a directory,
+// not a symlink, and the directory opened must be the one checked, so a
+// component swapped for a symlink between the check and the open is caught.
+// The caller closes the returned root.
+func (s *sandbox) openDir(rel string) (*os.Root, error) {
+	cur, err := s.root.OpenRoot(".")
+	if err != nil {
+		return nil, toolErrorf("cannot open the repository root")
 	}
-	prefix := s.root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
+	if rel == "." {
+		return cur, nil
 	}
-	return strings.HasPrefix(p, prefix)
+	segs := strings.Split(rel, "/")
+	for i, name := range segs {
+		shown := strings.Join(segs[:i+1], "/")
+		next, err := s.enterDir(cur, name, shown)
+		cur.Close()
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// enterDir opens the subdirectory name of dir; shown names it in errors.
+func (s *sandbox) enterDir(dir *os.Root, name, shown string) (*os.Root, error) {
+	fi, err := dir.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, toolErrorf("no such file or directory: %s", shown)
+	case err != nil:
+		return nil, toolErrorf("cannot stat %s", shown)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, toolErrorf("%s %s", shown, msgSymlink)
+	case !fi.IsDir():
+		return nil, toolErrorf("%s is not a directory: use read_file", shown)
+	}
+	if s.beforeOpen != nil {
+		s.beforeOpen(shown)
+	}
+	sub, err := dir.OpenRoot(name)
+	if err != nil {
+		return nil, toolErrorf("cannot open %s", shown)
+	}
+	ofi, err := sub.Stat(".")
+	if err != nil || !os.SameFile(fi, ofi) {
+		sub.Close()
+		return nil, toolErrorf("%s changed while it was being opened", shown)
+	}
+	return sub, nil
 }
 
 // readFile returns the content of the regular file at the model-supplied
-// path p, refusing directories, devices, pipes and files over the size limit.
+// path p, refusing denied paths, symlinks, directories, devices, pipes,
+// hard-linked files and files over the size limit.
 func (s *sandbox) readFile(p string) (data []byte, rel string, err error) {
-	abs, rel, err := s.resolve(p)
+	rel, err = s.check(p)
 	if err != nil {
 		return nil, "", err
 	}
-	data, err = s.readRegular(abs, rel)
+	if rel == "." {
+		return nil, "", toolErrorf(". is a directory: use list_dir")
+	}
+	dir, err := s.openDir(path.Dir(rel))
+	if err != nil {
+		return nil, "", err
+	}
+	defer dir.Close()
+	data, err = s.readIn(dir, path.Base(rel), rel)
 	if err != nil {
 		return nil, "", err
 	}
 	return data, rel, nil
 }
 
-// readRegular reads the file at abs (already inside the root); rel names it
-// in error messages.
-func (s *sandbox) readRegular(abs, rel string) ([]byte, error) {
-	fi, err := os.Stat(abs)
+// readIn reads the regular file name of dir; rel names it in errors.
+func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
+	fi, err := dir.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, toolErrorf("no such file or directory: %s", rel)
+	}
 	if err != nil {
 		return nil, toolErrorf("cannot stat %s", rel)
 	}
 	if err := s.checkRegular(fi, rel); err != nil {
 		return nil, err
 	}
-	f, err := openNoBlock(abs)
+	if s.beforeOpen != nil {
+		s.beforeOpen(rel)
+	}
+	f, err := openNoBlock(dir, name)
 	if err != nil {
 		return nil, toolErrorf("cannot open %s", rel)
 	}
 	defer f.Close()
-	// The file may have been swapped between the stat and the open: check
-	// the opened file itself.
+	// The name may have been swapped for a symlink or another file between
+	// the Lstat and the open: check the opened file itself.
 	ofi, err := f.Stat()
 	if err != nil || !os.SameFile(fi, ofi) {
 		return nil, toolErrorf("%s changed while it was being opened", rel)
@@ -164,10 +214,14 @@ func (s *sandbox) readRegular(abs, rel string) ([]byte, error) {
 
 func (s *sandbox) checkRegular(fi fs.FileInfo, rel string) error {
 	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return toolErrorf("%s %s", rel, msgSymlink)
 	case fi.IsDir():
 		return toolErrorf("%s is a directory: use list_dir", rel)
 	case !fi.Mode().IsRegular():
 		return toolErrorf("%s is not a regular file", rel)
+	case linkCount(fi) > 1:
+		return toolErrorf("%s %s", rel, msgHardLink)
 	case fi.Size() > s.maxFileBytes:
 		return toolErrorf("%s is too large (%d bytes; the limit is %d)", rel, fi.Size(), s.maxFileBytes)
 	}

@@ -52,7 +52,7 @@ func TestSandboxReadFile(t *testing.T) {
 	mustSymlink(t, root, linkRoot)
 
 	for _, r := range []string{root, linkRoot} {
-		sb, err := newSandbox(r, 100)
+		sb, err := newSandbox(r, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,13 +60,14 @@ func TestSandboxReadFile(t *testing.T) {
 			path, want, err string
 		}{
 			{"a/ok.txt", "hello\n", ""},
-			{"in.txt", "hello\n", ""},
-			{"alias/ok.txt", "hello\n", ""},
-			{"out.txt", "", msgEscape},
+			{"in.txt", "", "in.txt " + msgSymlink},
+			{"alias/ok.txt", "", "alias " + msgSymlink},
+			{"out.txt", "", "out.txt " + msgSymlink},
+			{"a/../../x", "", msgEscape},
 			{"big.txt", "", "too large (101 bytes; the limit is 100)"},
 			{"a", "", "a is a directory"},
 			{"nope.txt", "", "no such file or directory: nope.txt"},
-			{"dangling", "", "no such file or directory: dangling"},
+			{"dangling", "", "dangling " + msgSymlink},
 			{"/dev/zero", "", msgAbsolute},
 		}
 		for _, tt := range tests {
@@ -94,7 +95,7 @@ func TestNewSandboxRejectsBadRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, root := range []string{"", filepath.Join(t.TempDir(), "missing"), file} {
-		if _, err := newSandbox(root, 10); err == nil {
+		if _, err := newSandbox(root, 10, nil); err == nil {
 			t.Errorf("newSandbox(%q) succeeded", root)
 		}
 	}
@@ -118,40 +119,43 @@ func TestIsBinary(t *testing.T) {
 	}
 }
 
-// FuzzResolve checks that no path the model can send resolves outside the
-// root.
-func FuzzResolve(f *testing.F) {
+// FuzzReadFile checks that no path the model can send reads a file outside
+// the root or a denied one.
+func FuzzReadFile(f *testing.F) {
 	root := f.TempDir()
 	outside := f.TempDir()
-	for _, name := range []string{"a/b.txt", "c.txt"} {
+	for name, body := range map[string]string{"a/b.txt": "inside", "c.txt": "inside", ".env": "DENIED", ".git/config": "DENIED"} {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			f.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			f.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+	if err := os.WriteFile(filepath.Join(outside, "x"), []byte("OUTSIDE"), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	if err := os.Symlink("../"+filepath.Base(outside), filepath.Join(root, "rel")); err != nil {
-		f.Fatal(err)
+	for link, target := range map[string]string{"out": outside, "rel": "../" + filepath.Base(outside), "envlink": ".env", "gitlink": ".git"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			f.Fatal(err)
+		}
 	}
-	sb, err := newSandbox(root, 1<<20)
+	sb, err := newSandbox(root, 1<<20, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range []string{"a/b.txt", "../", "out/x", "rel", "a/../../c", "/etc", "a/./b.txt", "....//", "\\..\\x", "a/b.txt/.."} {
+	f.Cleanup(func() { sb.close() })
+	for _, seed := range []string{"a/b.txt", "../", "out/x", "rel/x", "a/../../c", "/etc", "a/./b.txt", "....//", "\\..\\x", "a/b.txt/..", "envlink", "gitlink/config", ".git/config", "a/../.env"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		abs, _, err := sb.resolve(p)
+		data, _, err := sb.readFile(p)
 		if err != nil {
 			return
 		}
-		if !sb.contains(abs) {
-			t.Fatalf("resolve(%q) = %q, outside %q", p, abs, sb.root)
+		if string(data) != "inside" {
+			t.Fatalf("readFile(%q) = %q", p, data)
 		}
 	})
 }

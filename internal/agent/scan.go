@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
+	"os"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -33,49 +33,64 @@ var errStopWalk = errors.New("stop walk")
 
 // walkText calls fn for every regular, non-binary text file under the root
 // that the glob matches, in lexical order, skipping noise directories,
-// ignored files, symlinks and files over the size limit. fn returns false to
-// stop the walk. The walk stops with ctx's error when ctx is done.
+// denied and ignored paths, symlinks and files over the size limit. fn
+// returns false to stop the walk. The walk stops with ctx's error when ctx
+// is done.
 func walkText(ctx context.Context, sb *sandbox, g *glob, ignore func(string) bool, fn func(rel string, lines []string) bool) error {
-	err := filepath.WalkDir(sb.root, func(p string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			if d != nil && d.IsDir() {
-				return fs.SkipDir // unreadable directory: skip it
-			}
-			return nil
-		}
-		relOS, rerr := filepath.Rel(sb.root, p)
-		if rerr != nil {
-			return nil
-		}
-		rel := filepath.ToSlash(relOS)
-		if d.IsDir() {
-			if rel == "." {
-				return nil
-			}
-			if isNoiseDir(d.Name()) || !g.mayContain(rel) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || (ignore != nil && ignore(rel)) || !g.match(rel) {
-			return nil
-		}
-		data, rerr := sb.readRegular(p, rel)
-		if rerr != nil || isBinary(data) {
-			return nil
-		}
-		if !fn(rel, splitLines(data)) {
-			return errStopWalk
-		}
-		return nil
-	})
+	dir, err := sb.openDir(".")
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	err = walkDir(ctx, sb, dir, ".", g, ignore, fn)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
 	return err
+}
+
+// walkDir walks the directory dir, named rel, descending through enterDir
+// so that no symlink is followed even when one appears during the walk.
+func walkDir(ctx context.Context, sb *sandbox, dir *os.Root, rel string, g *glob, ignore func(string) bool, fn func(rel string, lines []string) bool) error {
+	entries, err := readDirEntries(dir)
+	if err != nil {
+		return nil // unreadable directory: skip it
+	}
+	for _, e := range entries {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		child := path.Join(rel, e.Name())
+		if sb.deny.denied(child) {
+			continue
+		}
+		if e.IsDir() {
+			if isNoiseDir(e.Name()) || !g.mayContain(child) {
+				continue
+			}
+			sub, err := sb.enterDir(dir, e.Name(), child)
+			if err != nil {
+				continue
+			}
+			err = walkDir(ctx, sb, sub, child, g, ignore, fn)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if !e.Type().IsRegular() || (ignore != nil && ignore(child)) || !g.match(child) {
+			continue
+		}
+		data, rerr := sb.readIn(dir, e.Name(), child)
+		if rerr != nil || isBinary(data) {
+			continue
+		}
+		if !fn(child, splitLines(data)) {
+			return errStopWalk
+		}
+	}
+	return nil
 }
 
 type grepArgs struct {

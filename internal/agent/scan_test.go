@@ -30,7 +30,7 @@ func scanRepo(t *testing.T) *sandbox {
 	}
 	writeFiles(t, root, files)
 	mustSymlink(t, filepath.Join(root, "src/app.go"), filepath.Join(root, "link.go"))
-	sb, err := newSandbox(root, 1000)
+	sb, err := newSandbox(root, 1000, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestReadFileTool(t *testing.T) {
 		"f.txt": strings.Join(lines, "\r\n") + "\r\n", "empty.txt": "", "bin.dat": "a\x00b",
 		"long.txt": strings.Repeat("é", maxLineBytes) + "\n",
 	})
-	sb, err := newSandbox(root, 1<<20)
+	sb, err := newSandbox(root, 1<<20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +166,13 @@ func TestListDirTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{".: 9 entries\n", "\n.git/ (skipped by grep and find_symbol)\n", "\ndata.bin\n", "\nlink.go@\n", "\nsrc/\n"} {
+	for _, w := range []string{".: 8 entries\n", "\ndata.bin\n", "\nlink.go@\n", "\nsrc/\n"} {
 		if !strings.Contains(res.text, w) {
 			t.Errorf("list_dir . lacks %q:\n%s", w, res.text)
 		}
+	}
+	if strings.Contains(res.text, ".git") {
+		t.Errorf("list_dir . shows the denied .git:\n%s", res.text)
 	}
 	if _, err := listDirTool(context.Background(), sb, listDirArgs{Path: "src/app.go"}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("list_dir on a file: %v", err)

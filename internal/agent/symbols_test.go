@@ -123,7 +123,7 @@ func TestFindSymbolTool(t *testing.T) {
 		"node_modules/s/Save.js": "function Save() {}\n",
 		"notes/Save.txt":         "func Save() {}\n",
 	})
-	sb, err := newSandbox(root, 1<<20)
+	sb, err := newSandbox(root, 1<<20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

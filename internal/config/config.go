@@ -154,6 +154,11 @@ type Expert struct {
 	RunTimeout           time.Duration `yaml:"run_timeout"`            // default 5m
 	// SnapshotDir caches head snapshots for the agent's tools (default: the OS cache dir).
 	SnapshotDir string `yaml:"snapshot_dir"`
+	// SandboxDeny lists globs of paths the agent's tools never read, list or
+	// search, and that diff snapshots leave out (default empty: the built-in
+	// list of .env*, keys and credential files; a list replaces it). .git is
+	// always denied.
+	SandboxDeny []string `yaml:"sandbox_deny"`
 }
 
 // Prompts configures where prompt overrides live.
@@ -213,6 +218,7 @@ func Default() Config {
 			MaxMissingCompletion: 3, AcceptFailFactor: 0.5, RunTimeout: 5 * time.Minute,
 			ConvergenceRounds: 3, BudgetWarningAt: 0.7, ReflectionEvery: 6,
 			ReadTimeout: 5 * time.Second, ScanTimeout: 15 * time.Second, MaxToolTimeout: time.Minute,
+			SandboxDeny: []string{},
 		},
 		Worker: Worker{
 			Concurrency: 8, TaskCheckInterval: 50 * time.Millisecond, MaxRetry: 4,

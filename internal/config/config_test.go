@@ -75,6 +75,7 @@ func TestBadValuesAreReportedWithTheirKey(t *testing.T) {
 		"harness.confidence_threshold":             {"REVIEWFLEET_HARNESS_CONFIDENCE_THRESHOLD": "1.5"},
 		"harness.confidence_overrides":             {"REVIEWFLEET_HARNESS_CONFIDENCE_OVERRIDES": "nosuchrisk=0.5"},
 		"REVIEWFLEET_HARNESS_CONFIDENCE_OVERRIDES": {"REVIEWFLEET_HARNESS_CONFIDENCE_OVERRIDES": "static"},
+		"expert.sandbox_deny":                      {"REVIEWFLEET_EXPERT_SANDBOX_DENY": ".env*,[z"},
 	}
 	for want, e := range cases {
 		_, err := load("", env(e))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
@@ -54,6 +55,11 @@ func (c Config) Validate() error {
 	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)
 	if f := c.Expert.AcceptFailFactor; f <= 0 || f > 1 {
 		bad("expert.accept_fail_factor", "must be above 0 and at most 1, got %v", f)
+	}
+	for _, g := range c.Expert.SandboxDeny {
+		if err := diff.CheckGlob(g); err != nil {
+			bad("expert.sandbox_deny", "%v", err)
+		}
 	}
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)

@@ -12,6 +12,12 @@ const (
 	ReasonBinary = "binary"
 	// ReasonDeleted: the file was deleted; nothing is left on the new side.
 	ReasonDeleted = "deleted"
+	// ReasonSymlink: the file is a symbolic link (git mode 120000); its
+	// "content" is the path it points to, not code.
+	ReasonSymlink = "symlink"
+	// ReasonSubmodule: the entry is a submodule (git mode 160000); its
+	// "content" is a commit id of another repository.
+	ReasonSubmodule = "submodule"
 	// ReasonVendored: a directory of the path is vendor, third_party or
 	// node_modules; the code belongs to another project.
 	ReasonVendored = "vendored"
@@ -30,6 +36,12 @@ const (
 	// ReasonTooLarge: the file's diff is longer than
 	// ClassifyOptions.MaxFileDiffChars.
 	ReasonTooLarge = "too_large"
+)
+
+// Git file modes of entries that are not files.
+const (
+	ModeSymlink   = "120000"
+	ModeSubmodule = "160000"
 )
 
 // DefaultMaxFileDiffChars is the file diff size above which Classify skips a
@@ -51,7 +63,7 @@ type ClassifyOptions struct {
 
 // Classify reports whether f should be left out of a review and why. The
 // checks run in this order and the first that matches gives the reason:
-// binary, deleted, vendored, lock_file, generated (by name), ignored,
+// binary, deleted, symlink, submodule, vendored, lock_file, generated (by name), ignored,
 // no_changes, generated (by marker comment), too_large. Paths are those of
 // f.Path(). A malformed glob never matches; validate globs with CheckGlob
 // when reading configuration.
@@ -65,6 +77,10 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 		return true, ReasonBinary
 	case f.Status == StatusDeleted:
 		return true, ReasonDeleted
+	case f.NewMode == ModeSymlink:
+		return true, ReasonSymlink
+	case f.NewMode == ModeSubmodule:
+		return true, ReasonSubmodule
 	case isVendored(p):
 		return true, ReasonVendored
 	case isLockFile(p):

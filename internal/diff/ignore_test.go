@@ -39,6 +39,12 @@ func TestClassify(t *testing.T) {
 		{"deleted", func(t *testing.T) *File {
 			return parseOne(t, "--- a/gone.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-package gone\n")
 		}, ClassifyOptions{}, true, ReasonDeleted},
+		{"symlink", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/link b/link\nnew file mode 120000\nindex 0000000..1de5659\n--- /dev/null\n+++ b/link\n@@ -0,0 +1 @@\n+target.go\n\\ No newline at end of file\n")
+		}, ClassifyOptions{}, true, ReasonSymlink},
+		{"submodule", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/lib b/lib\nindex 1111111..2222222 160000\n--- a/lib\n+++ b/lib\n@@ -1 +1 @@\n-Subproject commit 1111111111111111111111111111111111111111\n+Subproject commit 2222222222222222222222222222222222222222\n")
+		}, ClassifyOptions{}, true, ReasonSubmodule},
 		{"vendor directory", func(t *testing.T) *File { return modifiedFile(t, "vendor/github.com/x/y.go", "package y") }, ClassifyOptions{}, true, ReasonVendored},
 		{"nested node_modules", func(t *testing.T) *File { return modifiedFile(t, "web/node_modules/left/index.js", "x") }, ClassifyOptions{}, true, ReasonVendored},
 		{"third_party", func(t *testing.T) *File { return modifiedFile(t, "third_party/lib/a.c", "int a;") }, ClassifyOptions{}, true, ReasonVendored},

@@ -1,7 +1,8 @@
 // Package snapshot provides the head tree of a reviewed repository as a
 // directory on disk, for the expert agent's read-only tools. A local
 // repository's head commit is exported once per commit and cached; a diff
-// reviewed against a work tree uses the work tree; a remote URL is cloned;
+// reviewed against a work tree uses the copy of that tree taken at
+// submission (Capture); a remote URL is cloned;
 // and when none of those is reachable from this worker (a fleet on other
 // machines), the changed files stored with the review are written out.
 package snapshot

@@ -154,8 +154,22 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		return nr, err
 	}
 	nr.Files = buildFiles(cfg.Intent, files, read)
+	tree := nr.Source == "diff" && nr.Snapshot != ""
+	if tree {
+		markLinks(nr.Files, nr.Snapshot)
+	}
 	if err := checkContents(nr.Files, req, read != nil); err != nil {
 		return nr, err
+	}
+	if tree {
+		if err := checkPatched(nr.Snapshot, files, nr.Files); err != nil {
+			return nr, err
+		}
+		snap, err := captureTree(ctx, cfg, req.CacheDir, nr.Snapshot, nr.Files)
+		if err != nil {
+			return nr, err
+		}
+		nr.Snapshot = snap
 	}
 	nr.IntentMode, nr.Items = plan(cfg.Intent, nr.Files)
 	return nr, nil

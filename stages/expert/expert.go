@@ -162,6 +162,7 @@ func agentConfig(cfg config.Config, model string, ignore func(string) bool) agen
 	ac.ReadTimeout, ac.ScanTimeout, ac.MaxToolTimeout = cfg.Expert.ReadTimeout, cfg.Expert.ScanTimeout, cfg.Expert.MaxToolTimeout
 	ac.IsRetryable = func(err error) bool { _, rl := llm.IsRateLimited(err); return rl }
 	ac.Ignore = ignore
+	ac.Deny = cfg.Expert.SandboxDeny
 	return ac
 }
 
