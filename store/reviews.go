@@ -144,7 +144,7 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 			pgx.CopyFromRows(rows)); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
-		return insertItems(ctx, tx, nr.ID, nr.Items)
+		return copyItems(ctx, tx, nr.ID, nr.Items)
 	})
 	if err != nil {
 		return "", fmt.Errorf("create review: %w", err)

@@ -69,7 +69,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		Timeout: cfg.Scheduler.ReviewTimeout,
 	}
 	var raw []byte
-	var read func(path string) ([]byte, error)
+	var read readFiles
 	switch {
 	case req.DiffFile != "":
 		data, err := readDiffFile(req.DiffFile)
@@ -85,7 +85,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 				return nr, fmt.Errorf("resolve --repo %s: %w", req.Repo, err)
 			}
 			nr.Repo, nr.Snapshot = abs, abs
-			read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, abs, "", p) }
+			read = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
+				return gitsrc.ReadFiles(ctx, abs, "", paths, limit)
+			}
 		}
 		nr.BaseRef, nr.HeadRef = "", filepath.Base(req.DiffFile)
 	case req.Repo != "":
@@ -131,7 +133,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 			}
 		}
 		head := nr.HeadSHA
-		read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, dir, head, p) }
+		read = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
+			return gitsrc.ReadFiles(ctx, dir, head, paths, limit)
+		}
 	default:
 		return nr, errors.New("nothing to review: give --repo DIR with --base and --head, or --diff FILE")
 	}
@@ -153,7 +157,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	if files, err = dedupe(files); err != nil {
 		return nr, err
 	}
-	nr.Files = buildFiles(cfg.Intent, files, read)
+	if nr.Files, err = buildFiles(cfg.Intent, files, read); err != nil {
+		return nr, err
+	}
 	if err := checkContents(nr.Files, req, read != nil); err != nil {
 		return nr, err
 	}
@@ -172,11 +178,17 @@ func readDiffFile(name string) ([]byte, error) {
 	return data, nil
 }
 
+// readFiles reads the head-side contents of many files at once. Absent
+// files are missing from the result; files over limit bytes have no data.
+type readFiles func(paths []string, limit int64) (map[string]gitsrc.Blob, error)
+
 // buildFiles turns parsed diff files into stored files: skipped ones keep
-// their reason, reviewed ones get their changed lines and head content.
-func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte, error)) []store.File {
+// their reason, reviewed ones get their changed lines and head content. The
+// contents of all reviewed files are read in one pass.
+func buildFiles(cfg config.Intent, files []*diff.File, read readFiles) ([]store.File, error) {
 	out := make([]store.File, 0, len(files))
-	for _, f := range files {
+	var reviewed []int
+	for i, f := range files {
 		p := f.Path()
 		add, del := f.Stats()
 		sf := store.File{
@@ -190,41 +202,50 @@ func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte
 			// Text in another encoding (Latin-1 sources, binary data git
 			// took for text): nothing a model could read reliably.
 			sf.SkipReason, sf.Diff = ReasonNotUTF8, ""
-			out = append(out, sf)
-			continue
-		}
-		if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
+		} else if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
 			sf.SkipReason = reason
 			if reason == diff.ReasonTooLarge || reason == diff.ReasonBinary {
 				sf.Diff = "" // not stored: nothing will read it
 			}
-			out = append(out, sf)
-			continue
+		} else {
+			reviewed = append(reviewed, i)
 		}
-		sf.Content, sf.SkipReason = content(cfg, f, read)
 		out = append(out, sf)
 	}
-	return out
+	var blobs map[string]gitsrc.Blob
+	if read != nil && len(reviewed) > 0 {
+		paths := make([]string, 0, len(reviewed))
+		for _, i := range reviewed {
+			if files[i].Status != diff.StatusDeleted {
+				paths = append(paths, files[i].Path())
+			}
+		}
+		var err error
+		if blobs, err = read(paths, int64(cfg.MaxFileBytes)); err != nil {
+			return nil, fmt.Errorf("read the changed files: %w", err)
+		}
+	}
+	for _, i := range reviewed {
+		b, ok := blobs[files[i].Path()]
+		out[i].Content, out[i].SkipReason = content(cfg, files[i], b, ok)
+	}
+	return out, nil
 }
 
-// content reads the head-side text of a file. When no source can give it,
-// an added file is rebuilt from its diff (every line is new).
-func content(cfg config.Intent, f *diff.File, read func(string) ([]byte, error)) (*string, string) {
-	var data []byte
-	var err error = errors.New("no source for file contents")
-	if read != nil {
-		data, err = read(f.Path())
-	}
-	if err != nil {
+// content turns the head-side blob of a file into its stored text. When no
+// source gave it, an added file is rebuilt from its diff (every line is new).
+func content(cfg config.Intent, f *diff.File, b gitsrc.Blob, found bool) (*string, string) {
+	if !found {
 		if f.Status == diff.StatusAdded {
 			s := rebuild(f)
 			return &s, ""
 		}
 		return nil, ""
 	}
-	if len(data) > cfg.MaxFileBytes {
+	if b.Data == nil && b.Size > 0 || b.Size > int64(cfg.MaxFileBytes) {
 		return nil, diff.ReasonTooLarge
 	}
+	data := b.Data
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, diff.ReasonBinary
 	}
