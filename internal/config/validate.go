@@ -55,6 +55,9 @@ func (c Config) Validate() error {
 	if f := c.Expert.AcceptFailFactor; f <= 0 || f > 1 {
 		bad("expert.accept_fail_factor", "must be above 0 and at most 1, got %v", f)
 	}
+	if c.Snapshot.MaxBytes < 0 {
+		bad("snapshot.max_bytes", "must not be negative (0 = unbounded), got %d", c.Snapshot.MaxBytes)
+	}
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)
 	}
