@@ -106,7 +106,9 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if err != nil {
 		return nil, err
 	}
-	a.Snapshots = &snapshot.Cache{Dir: cache, Store: a.Store}
+	a.Snapshots = &snapshot.Cache{
+		Dir: cache, Store: a.Store, MaxBytes: cfg.Snapshot.MaxBytes, TokenFile: cfg.Snapshot.GitTokenFile, Log: a.Log,
+	}
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
 	}

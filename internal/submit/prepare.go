@@ -8,8 +8,6 @@ package submit
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/stages/intent"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -42,8 +41,19 @@ type Request struct {
 	Purpose string
 	// BatchID groups the review into a batch (optional).
 	BatchID string
-	// CacheDir holds clones of remote repositories.
+	// Repos holds this host's clones of remote repositories.
+	Repos Repos
+	// CacheDir holds clones of remote repositories when Repos is nil.
 	CacheDir string
+}
+
+// Repos gives exclusive use of this host's clone of a remote repository.
+// *snapshot.Cache implements it.
+type Repos interface {
+	// Remote parses a repository URL and attaches its credential.
+	Remote(raw string) (gitsrc.Remote, error)
+	// WithRepo runs fn with the clone of remote, cloning it when missing.
+	WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error
 }
 
 // ReasonNotUTF8 is the skip reason of a file whose path, diff or content is
@@ -62,7 +72,51 @@ func IsRemote(repo string) bool {
 }
 
 // Prepare reads and parses the change and returns the review to store.
+// A remote repository is read from this host's clone of it, brought up to
+// date first; the review stores its URL without credentials.
 func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewReview, error) {
+	if req.DiffFile != "" || !IsRemote(req.Repo) {
+		return prepare(ctx, cfg, req, nil)
+	}
+	repos := req.Repos
+	if repos == nil {
+		repos = &snapshot.Cache{Dir: req.CacheDir}
+	}
+	remote, err := repos.Remote(req.Repo)
+	if err != nil {
+		return store.NewReview{}, fmt.Errorf("--repo: %w", err)
+	}
+	var nr store.NewReview
+	err = repos.WithRepo(ctx, remote, func(dir string) error {
+		if err := gitsrc.FetchRefs(ctx, dir, remote); err != nil {
+			return err
+		}
+		local := req
+		local.Repo = dir
+		nr, err = prepare(ctx, cfg, local, &remote)
+		return err
+	})
+	nr.Source, nr.Repo = "url", remote.URL
+	return nr, err
+}
+
+// resolve resolves rev in the repository at dir. A revision a clone of a
+// remote lacks (a pull request's ref, a commit on no branch) is fetched.
+func resolve(ctx context.Context, dir string, remote *gitsrc.Remote, rev string) (string, error) {
+	sha, err := gitsrc.ResolveRev(ctx, dir, rev)
+	if err == nil || remote == nil || !errors.Is(err, gitsrc.ErrUnknownRevision) {
+		return sha, err
+	}
+	sha, ferr := gitsrc.FetchRev(ctx, dir, *remote, rev)
+	if ferr != nil {
+		return "", fmt.Errorf("%w; fetching it: %v", err, ferr)
+	}
+	return sha, nil
+}
+
+// prepare reads the change from a local repository or a diff file; remote,
+// when not nil, is the origin of the repository (a cached clone).
+func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc.Remote) (store.NewReview, error) {
 	nr := store.NewReview{
 		BatchID: req.BatchID, BaseRef: req.Base, HeadRef: req.Head,
 		SkippedStages: pipeline.SkippedStages(cfg.Harness), Config: pipeline.Snapshot(cfg),
@@ -96,31 +150,18 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		}
 		dir := req.Repo
 		nr.Source = "git"
-		if IsRemote(req.Repo) {
-			nr.Source = "url"
-			sum := sha256.Sum256([]byte(req.Repo))
-			dir = filepath.Join(req.CacheDir, "repos", hex.EncodeToString(sum[:8]))
-			if !gitsrc.IsRepo(ctx, dir) {
-				if err := gitsrc.Clone(ctx, req.Repo, dir); err != nil {
-					return nr, fmt.Errorf("clone %s: %w", req.Repo, err)
-				}
-			}
-			nr.Repo = req.Repo
-		} else {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
-			}
-			if !gitsrc.IsRepo(ctx, abs) {
-				return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
-			}
-			dir, nr.Repo = abs, abs
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
 		}
-		var err error
-		if nr.BaseSHA, err = gitsrc.ResolveRev(ctx, dir, req.Base); err != nil {
+		if !gitsrc.IsRepo(ctx, abs) {
+			return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
+		}
+		dir, nr.Repo = abs, abs
+		if nr.BaseSHA, err = resolve(ctx, dir, remote, req.Base); err != nil {
 			return nr, fmt.Errorf("resolve --base: %w", err)
 		}
-		if nr.HeadSHA, err = gitsrc.ResolveRev(ctx, dir, req.Head); err != nil {
+		if nr.HeadSHA, err = resolve(ctx, dir, remote, req.Head); err != nil {
 			return nr, fmt.Errorf("resolve --head: %w", err)
 		}
 		if raw, err = gitsrc.Diff(ctx, dir, nr.BaseSHA, nr.HeadSHA); err != nil {
