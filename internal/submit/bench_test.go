@@ -12,7 +12,17 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if largeRepoDir != "" {
+		_ = os.RemoveAll(largeRepoDir)
+	}
+	testenv.Shutdown()
+	os.Exit(code)
+}
 
 // benchFiles is the size of the change BenchmarkSubmitLargeChange submits.
 const benchFiles = 20_000
@@ -90,7 +100,7 @@ func BenchmarkSubmitLargeChange(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(nr.Files) != benchFiles+0 {
+		if len(nr.Files) != benchFiles {
 			b.Fatalf("prepared %d files, want %d", len(nr.Files), benchFiles)
 		}
 		if _, err := st.CreateReview(ctx, nr); err != nil {
