@@ -179,6 +179,16 @@ func FetchRev(ctx context.Context, dir string, r Remote, rev string) (string, er
 	return ResolveRev(ctx, dir, local)
 }
 
+// IsBareRepo reports whether dir is a bare repository.
+func IsBareRepo(ctx context.Context, dir string) bool {
+	out, err := run(ctx, dir, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		return false
+	}
+	bare, gitDir, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return bare == "true" && samePath(gitDir, dir)
+}
+
 // HasCommit reports whether the repository at dir holds the commit sha.
 func HasCommit(ctx context.Context, dir, sha string) bool {
 	if checkRev(sha) != nil {

@@ -80,9 +80,12 @@ func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
 // from eviction until release is called. When only the stored changed
 // files can be given, the review records why.
 func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, release func(), err error) {
-	var reason string
-	switch r.Source {
-	case "git", "url":
+	reason := r.SnapshotFallback
+	switch {
+	case reason != "":
+		// An earlier expert run of this review fell back: later ones see
+		// the same files, and do not try the remote again.
+	case r.Source == "git" || r.Source == "url":
 		if r.HeadSHA == "" {
 			reason = "the review has no head commit"
 			break
@@ -99,7 +102,7 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 		if len(reason) > maxReason {
 			reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
 		}
-	case "diff":
+	case r.Source == "diff":
 		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
 			return r.Snapshot, func() {}, nil
 		}
@@ -107,10 +110,10 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 	default:
 		reason = fmt.Sprintf("unknown source %q", r.Source)
 	}
-	if c.Log != nil {
+	if c.Log != nil && r.SnapshotFallback == "" {
 		c.Log.Warn("snapshot falls back to the changed files", "review", r.ID, "reason", reason)
 	}
-	if c.Store != nil {
+	if c.Store != nil && r.SnapshotFallback == "" {
 		if err := c.Store.SetSnapshotFallback(ctx, r.ID, reason); err != nil {
 			return "", nil, err
 		}
@@ -214,7 +217,9 @@ func (c *Cache) RepoDir(remote gitsrc.Remote) string {
 func (c *Cache) WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error {
 	dir := c.RepoDir(remote)
 	err := c.exclusive(ctx, dir, func() error {
-		if !gitsrc.IsRepo(ctx, dir) {
+		// A clone made by an earlier version (with a work tree) is
+		// replaced: branches cannot be fetched into it.
+		if !gitsrc.IsBareRepo(ctx, dir) {
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("clear %s: %w", dir, err)
 			}

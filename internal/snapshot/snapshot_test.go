@@ -210,6 +210,45 @@ func TestFallbackIsRecorded(t *testing.T) {
 	if !strings.Contains(logs.String(), "falls back") {
 		t.Errorf("the fallback was not logged: %s", logs.String())
 	}
+	// A later expert run of the review gets the same files without trying
+	// the remote again.
+	logs.Reset()
+	again, release2, err := worker.Acquire(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release2()
+	if again != root || logs.Len() != 0 {
+		t.Errorf("second run: root %s (first %s), logs %q", again, root, logs.String())
+	}
+}
+
+// TestReplacesCloneWithWorkTree: a clone left by an earlier version, with
+// a work tree, is replaced by a bare one.
+func TestReplacesCloneWithWorkTree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rem := newRemote(t)
+	url := "file://" + rem.bare
+	head := rem.push(t, map[string]string{"lib/a.go": "package lib\n"})
+	worker := &snapshot.Cache{Dir: t.TempDir()}
+	remote, err := worker.Remote(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := worker.RepoDir(remote)
+	git(t, rem.work, "clone", "-q", "--no-checkout", url, old)
+	root, release, err := worker.Acquire(ctx, store.Review{ID: "r", Source: "url", Repo: url, HeadSHA: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if got := readAt(t, root, "lib/a.go"); got != "package lib\n" {
+		t.Errorf("lib/a.go = %q", got)
+	}
+	if got := git(t, old, "rev-parse", "--is-bare-repository"); got != "true" {
+		t.Errorf("the clone is still not bare")
+	}
 }
 
 // TestCredentialsStayOutOfStoreAndLogs serves the remote over http with
@@ -294,5 +333,24 @@ func TestCredentialsStayOutOfStoreAndLogs(t *testing.T) {
 				t.Errorf("a token is written in the cache: %s", out)
 			}
 		}
+	}
+}
+
+// TestSubmitFetchesMovedBranch: a branch named at submission is fetched
+// first, so a cached clone does not review where it used to point.
+func TestSubmitFetchesMovedBranch(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	rem := newRemote(t)
+	url := "file://" + rem.bare
+	base := git(t, rem.work, "rev-parse", "HEAD")
+	head1 := rem.push(t, map[string]string{"lib/a.go": "package lib\n"})
+	submitter := &snapshot.Cache{Dir: t.TempDir()}
+	if r := submitReview(t, st, submitter, url, base, "main"); r.HeadSHA != head1 {
+		t.Fatalf("first head = %s, want %s", r.HeadSHA, head1)
+	}
+	head2 := rem.push(t, map[string]string{"lib/b.go": "package lib\n"})
+	if r := submitReview(t, st, submitter, url, base, "main"); r.HeadSHA != head2 {
+		t.Fatalf("head after the branch moved = %s, want %s", r.HeadSHA, head2)
 	}
 }

@@ -88,8 +88,13 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	}
 	var nr store.NewReview
 	err = repos.WithRepo(ctx, remote, func(dir string) error {
-		if err := gitsrc.FetchRefs(ctx, dir, remote); err != nil {
-			return err
+		// Branch names move: fetch them unless both ends are commit ids
+		// the clone already holds.
+		if !isCommitID(req.Base) || !isCommitID(req.Head) ||
+			!gitsrc.HasCommit(ctx, dir, req.Base) || !gitsrc.HasCommit(ctx, dir, req.Head) {
+			if err := gitsrc.FetchRefs(ctx, dir, remote); err != nil {
+				return err
+			}
 		}
 		local := req
 		local.Repo = dir
@@ -98,6 +103,19 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	})
 	nr.Source, nr.Repo = "url", remote.URL
 	return nr, err
+}
+
+// isCommitID reports whether rev is a full hexadecimal commit id.
+func isCommitID(rev string) bool {
+	if len(rev) != 40 && len(rev) != 64 {
+		return false
+	}
+	for _, c := range rev {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // resolve resolves rev in the repository at dir. A revision a clone of a
