@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -127,6 +128,11 @@ var protocolArgs = []string{
 func runRemote(ctx context.Context, dir string, r Remote, args ...string) error {
 	cmd := command(ctx, dir, append(append([]string{}, protocolArgs...), args...)...)
 	cmd.Env = append(cmd.Env, r.env()...)
+	if _, set := os.LookupEnv("GIT_SSH_COMMAND"); !set {
+		// ssh asks for passwords and host keys on the terminal whatever
+		// GIT_TERMINAL_PROMPT says; and a silent server must not hang.
+		cmd.Env = append(cmd.Env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15 -o ServerAliveCountMax=4")
+	}
 	stderr := &limitedBuffer{limit: maxStderr}
 	cmd.Stderr = stderr
 	if err := cmd.Run(); err != nil {
