@@ -44,6 +44,11 @@ type Cache struct {
 	TokenFile string
 	// Log receives fetch fallbacks and evictions (optional).
 	Log *slog.Logger
+	// Retryable, when set, reports whether the task asking for a snapshot
+	// will be tried again if it fails. While it will, a remote that cannot
+	// be cloned or fetched from (a network error, a throttling server) is
+	// returned as an error instead of falling back to the changed files.
+	Retryable func(ctx context.Context) bool
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -97,6 +102,9 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 		}
 		if ctx.Err() != nil {
 			return "", nil, err
+		}
+		if r.Source == "url" && c.Retryable != nil && c.Retryable(ctx) {
+			return "", nil, fmt.Errorf("head tree of %s, tried again later before falling back to the changed files: %w", r.HeadSHA, err)
 		}
 		reason = err.Error()
 		if len(reason) > maxReason {

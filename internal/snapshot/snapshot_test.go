@@ -189,6 +189,16 @@ func TestFallbackIsRecorded(t *testing.T) {
 
 	var logs bytes.Buffer
 	worker := &snapshot.Cache{Dir: t.TempDir(), Store: st, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	// While the task will be tried again, the failure is an error, not a
+	// fallback: a remote can be down for a moment.
+	worker.Retryable = func(context.Context) bool { return true }
+	if _, _, err := worker.Acquire(ctx, r); err == nil || !strings.Contains(err.Error(), head) {
+		t.Fatalf("Acquire on a retryable attempt = %v, want an error naming %s", err, head)
+	}
+	if got, err := st.GetReview(ctx, r.ID); err != nil || got.SnapshotFallback != "" {
+		t.Fatalf("fallback recorded on a retryable attempt: %q, %v", got.SnapshotFallback, err)
+	}
+	worker.Retryable = func(context.Context) bool { return false }
 	root, release, err := worker.Acquire(ctx, r)
 	if err != nil {
 		t.Fatal(err)
