@@ -33,6 +33,25 @@ func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) 
 	return nil
 }
 
+// copyItems inserts the ledger rows of a review created in the same
+// transaction with COPY: no row can exist yet, and a large change has tens
+// of thousands of them.
+func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) error {
+	rows := make([][]any, 0, len(items))
+	for _, it := range items {
+		payload := it.Payload
+		if payload == nil {
+			payload = json.RawMessage(`{}`)
+		}
+		rows = append(rows, []any{reviewID, string(it.Stage), it.Key, payload})
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"stage_items"},
+		[]string{"review_id", "stage", "item_key", "payload"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("insert %d ledger items: %w", len(items), err)
+	}
+	return nil
+}
+
 // GetItem loads one ledger item.
 func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (Item, error) {
 	it := Item{ReviewID: reviewID, Stage: stage, Key: key}

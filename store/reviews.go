@@ -22,29 +22,33 @@ const (
 
 // Review is one review of a change.
 type Review struct {
-	ID            string
-	BatchID       string
-	Repo          string
-	Source        string // git | diff | url
-	BaseRef       string
-	HeadRef       string
-	BaseSHA       string
-	HeadSHA       string
-	Snapshot      string
-	Purpose       string
-	Status        string
-	Stage         review.Stage
-	IntentMode    string
-	SkippedStages []string
-	Config        json.RawMessage
-	Error         string
-	LLMCalls      int
-	TokensIn      int64
-	TokensOut     int64
-	CreatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
-	DeadlineAt    time.Time
+	ID       string
+	BatchID  string
+	Repo     string
+	Source   string // git | diff | url
+	BaseRef  string
+	HeadRef  string
+	BaseSHA  string
+	HeadSHA  string
+	Snapshot string
+	// SnapshotFallback says why a worker gave the expert only the changed
+	// files stored with the review instead of the whole head tree (empty
+	// when it did not fall back).
+	SnapshotFallback string
+	Purpose          string
+	Status           string
+	Stage            review.Stage
+	IntentMode       string
+	SkippedStages    []string
+	Config           json.RawMessage
+	Error            string
+	LLMCalls         int
+	TokensIn         int64
+	TokensOut        int64
+	CreatedAt        time.Time
+	StartedAt        *time.Time
+	FinishedAt       *time.Time
+	DeadlineAt       time.Time
 }
 
 // File is one file of a review's change.
@@ -144,7 +148,7 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 			pgx.CopyFromRows(rows)); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
-		return insertItems(ctx, tx, nr.ID, nr.Items)
+		return copyItems(ctx, tx, nr.ID, nr.Items)
 	})
 	if err != nil {
 		return "", fmt.Errorf("create review: %w", err)
@@ -167,18 +171,29 @@ func nonNilStrings(v []string) []string {
 }
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
-	snapshot, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
+	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at`
 
 func scanReview(row pgx.Row) (Review, error) {
 	var r Review
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
-		&r.HeadSHA, &r.Snapshot, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
+		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
 		&r.Error, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
 		&r.FinishedAt, &r.DeadlineAt)
 	r.Stage = review.Stage(stage)
 	return r, translate(err)
+}
+
+// SetSnapshotFallback records why a worker fell back to the review's stored
+// changed files for its head tree. The first reason is kept: it is the one
+// the expert runs that followed were given.
+func (s *Store) SetSnapshotFallback(ctx context.Context, id, reason string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE reviews SET snapshot_fallback = $2 WHERE id = $1 AND snapshot_fallback = ''`, id, reason)
+	if err != nil {
+		return fmt.Errorf("record snapshot fallback of %s: %w", id, err)
+	}
+	return nil
 }
 
 // GetReview loads one review.

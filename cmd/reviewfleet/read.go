@@ -64,6 +64,9 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "skipped %v\n", r.SkippedStages)
 	}
 	fmt.Fprintf(stdout, "progress %s\nllm     %d calls, %d tokens in, %d out\n", line, r.LLMCalls, r.TokensIn, r.TokensOut)
+	if r.SnapshotFallback != "" {
+		fmt.Fprintf(stdout, "snapshot changed files only: %s\n", r.SnapshotFallback)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(stdout, "error   %s\n", r.Error)
 	}

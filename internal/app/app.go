@@ -106,7 +106,14 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if err != nil {
 		return nil, err
 	}
-	a.Snapshots = &snapshot.Cache{Dir: cache, Store: a.Store}
+	a.Snapshots = &snapshot.Cache{
+		Dir: cache, Store: a.Store, MaxBytes: cfg.Snapshot.MaxBytes, TokenFile: cfg.Snapshot.GitTokenFile, Log: a.Log,
+		Retryable: func(ctx context.Context) bool {
+			n, ok := asynq.GetRetryCount(ctx)
+			limit, ok2 := asynq.GetMaxRetry(ctx)
+			return ok && ok2 && n < limit
+		},
+	}
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
 	}

@@ -11,8 +11,8 @@ import (
 // stage. It returns the review ID. A change with no reviewable file moves
 // straight on to its report.
 func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
-	if req.CacheDir == "" {
-		req.CacheDir = a.Snapshots.Dir
+	if req.Repos == nil && req.CacheDir == "" {
+		req.Repos = a.Snapshots
 	}
 	nr, err := submit.Prepare(ctx, a.Cfg, req)
 	if err != nil {

@@ -37,6 +37,21 @@ type Config struct {
 	Worker    Worker    `yaml:"worker"`
 	Scheduler Scheduler `yaml:"scheduler"`
 	Telemetry Telemetry `yaml:"telemetry"`
+	Snapshot  Snapshot  `yaml:"snapshot"`
+}
+
+// Snapshot configures the workers' cache of repositories and head trees.
+type Snapshot struct {
+	// MaxBytes bounds the cache on disk (clones, exported trees, per-review
+	// trees); the least recently used entries no review is using are
+	// removed beyond it (default 2 GiB, half the Kubernetes emptyDir; 0 =
+	// unbounded).
+	MaxBytes int64 `yaml:"max_bytes"`
+	// GitTokenFile is a file (a mounted secret) holding the token used to
+	// fetch remote https repositories. REVIEWFLEET_GIT_TOKEN, when set,
+	// takes precedence. The token is given to git through its environment,
+	// never stored in a URL, a remote or a log (default: none).
+	GitTokenFile string `yaml:"git_token_file"`
 }
 
 // LLM configures the OpenAI-compatible endpoint, models, limits and budgets.
@@ -226,6 +241,7 @@ func Default() Config {
 		},
 		Scheduler: Scheduler{Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
+		Snapshot:  Snapshot{MaxBytes: 2 << 30},
 	}
 }
 

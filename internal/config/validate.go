@@ -61,6 +61,9 @@ func (c Config) Validate() error {
 			bad("expert.sandbox_deny", "%v", err)
 		}
 	}
+	if c.Snapshot.MaxBytes < 0 {
+		bad("snapshot.max_bytes", "must not be negative (0 = unbounded), got %d", c.Snapshot.MaxBytes)
+	}
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)
 	}

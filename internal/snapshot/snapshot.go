@@ -1,17 +1,23 @@
 // Package snapshot provides the head tree of a reviewed repository as a
-// directory on disk, for the expert agent's read-only tools. A local
-// repository's head commit is exported once per commit and cached; a diff
-// reviewed against a work tree uses the copy of that tree taken at
-// submission (Capture); a remote URL is cloned;
-// and when none of those is reachable from this worker (a fleet on other
-// machines), the changed files stored with the review are written out.
+// directory on disk, for the expert agent's read-only tools. A commit's
+// tree is exported once and cached, from the local repository or from this
+// worker's clone of the remote, into which the commits a review needs are
+// fetched; a diff reviewed against a work tree uses the copy of that tree
+// taken at submission (Capture); and when none of those is reachable from
+// this worker, the changed files stored with the review are written out and
+// the review records why.
+//
+// The cache is bounded (MaxBytes): the least recently used clones and trees
+// are removed, never one that a review in any process on the host is using.
 package snapshot
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,15 +27,35 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
+// TokenEnv is the environment variable holding the token for https remotes.
+const TokenEnv = "REVIEWFLEET_GIT_TOKEN"
+
+// maxReason bounds the fallback reason stored with a review.
+const maxReason = 600
+
 // Cache materialises snapshots under Dir.
 type Cache struct {
 	Dir   string
 	Store *store.Store
+	// MaxBytes bounds the cache on disk (0 = unbounded).
+	MaxBytes int64
+	// TokenFile holds the token for https remotes whose URL carries none
+	// (a mounted secret, read at each fetch so a rotated token is picked
+	// up). TokenEnv, when set, takes precedence.
+	TokenFile string
+	// Log receives fetch fallbacks and evictions (optional).
+	Log *slog.Logger
+	// Retryable, when set, reports whether the task asking for a snapshot
+	// will be tried again if it fails. While it will, a remote that cannot
+	// be cloned or fetched from (a network error, a throttling server) is
+	// returned as an error instead of falling back to the changed files.
+	Retryable func(ctx context.Context) bool
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
 }
 
+// lock serialises work on key within this process.
 func (c *Cache) lock(key string) func() {
 	c.mu.Lock()
 	if c.locks == nil {
@@ -45,59 +71,187 @@ func (c *Cache) lock(key string) func() {
 	return l.Unlock
 }
 
-// Root returns the directory holding the review's head tree.
+// Root returns the directory holding the review's head tree. It does not
+// keep the tree from eviction: callers that read it afterwards use Acquire.
 func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
-	switch r.Source {
-	case "git", "url":
-		if r.HeadSHA != "" {
-			repo := r.Snapshot
-			if r.Source == "url" && !gitsrc.IsRepo(ctx, repo) {
-				sum := sha256.Sum256([]byte(r.Repo))
-				repo = filepath.Join(c.Dir, "repos", hex.EncodeToString(sum[:8]))
-				if err := c.clone(ctx, r.Repo, repo); err != nil {
-					return c.fromStore(ctx, r)
-				}
-			}
-			if gitsrc.IsRepo(ctx, repo) {
-				dest := filepath.Join(c.Dir, "trees", r.HeadSHA)
-				unlock := c.lock(dest)
-				defer unlock()
-				if _, err := os.Stat(dest); err == nil {
-					return dest, nil
-				}
-				if err := gitsrc.Export(ctx, repo, r.HeadSHA, dest); err == nil {
-					return dest, nil
-				}
-			}
-		}
-	case "diff":
-		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
-			return r.Snapshot, nil
-		}
+	root, release, err := c.Acquire(ctx, r)
+	if err != nil {
+		return "", err
 	}
-	return c.fromStore(ctx, r)
+	release()
+	return root, nil
 }
 
-func (c *Cache) clone(ctx context.Context, url, dir string) error {
-	unlock := c.lock(dir)
-	defer unlock()
-	if gitsrc.IsRepo(ctx, dir) {
+// Acquire returns the directory holding the review's head tree and keeps it
+// from eviction until release is called. When only the stored changed
+// files can be given, the review records why.
+func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, release func(), err error) {
+	reason := r.SnapshotFallback
+	switch {
+	case reason != "":
+		// An earlier expert run of this review fell back: later ones see
+		// the same files, and do not try the remote again.
+	case r.Source == "git" || r.Source == "url":
+		if r.HeadSHA == "" {
+			reason = "the review has no head commit"
+			break
+		}
+		dest := filepath.Join(c.Dir, "trees", r.HeadSHA)
+		rel, err := c.lease(ctx, dest, func() error { return c.export(ctx, r, dest) })
+		if err == nil {
+			return dest, rel, nil
+		}
+		if ctx.Err() != nil {
+			return "", nil, err
+		}
+		if r.Source == "url" && c.Retryable != nil && c.Retryable(ctx) {
+			return "", nil, fmt.Errorf("head tree of %s, tried again later before falling back to the changed files: %w", r.HeadSHA, err)
+		}
+		reason = err.Error()
+		if len(reason) > maxReason {
+			reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
+		}
+	case r.Source == "diff":
+		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
+			return r.Snapshot, func() {}, nil
+		}
+		reason = fmt.Sprintf("the work tree %s is not on this worker", r.Snapshot)
+	default:
+		reason = fmt.Sprintf("unknown source %q", r.Source)
+	}
+	if c.Log != nil && r.SnapshotFallback == "" {
+		c.Log.Warn("snapshot falls back to the changed files", "review", r.ID, "reason", reason)
+	}
+	if c.Store != nil && r.SnapshotFallback == "" {
+		if err := c.Store.SetSnapshotFallback(ctx, r.ID, reason); err != nil {
+			return "", nil, err
+		}
+	}
+	dest := filepath.Join(c.Dir, "reviews", r.ID)
+	rel, err := c.lease(ctx, dest, func() error { return c.fromStore(ctx, r, dest) })
+	if err != nil {
+		return "", nil, err
+	}
+	return dest, rel, nil
+}
+
+// export writes the tree of the review's head commit into dest, from the
+// local repository or from this worker's clone of the remote.
+func (c *Cache) export(ctx context.Context, r store.Review, dest string) error {
+	if r.Source == "git" {
+		if !gitsrc.IsRepo(ctx, r.Snapshot) {
+			return fmt.Errorf("the repository %s is not on this worker", r.Snapshot)
+		}
+		return gitsrc.Export(ctx, r.Snapshot, r.HeadSHA, dest)
+	}
+	remote, err := c.Remote(r.Repo)
+	if err != nil {
+		return err
+	}
+	return c.WithRepo(ctx, remote, func(dir string) error {
+		if err := c.ensureCommit(ctx, dir, remote, r.HeadSHA); err != nil {
+			return err
+		}
+		return gitsrc.Export(ctx, dir, r.HeadSHA, dest)
+	})
+}
+
+// ensureCommit fetches sha into the clone at dir unless it is there: by its
+// id where the server allows it, else with every branch and tag.
+func (c *Cache) ensureCommit(ctx context.Context, dir string, remote gitsrc.Remote, sha string) error {
+	if gitsrc.HasCommit(ctx, dir, sha) {
 		return nil
 	}
-	return gitsrc.Clone(ctx, url, dir)
+	_, errRev := gitsrc.FetchRev(ctx, dir, remote, sha)
+	if errRev == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return errRev
+	}
+	if c.Log != nil {
+		c.Log.Info("fetch by commit id refused, fetching every branch", "repo", remote.URL, "commit", sha, "err", errRev)
+	}
+	if err := gitsrc.FetchRefs(ctx, dir, remote); err != nil {
+		return fmt.Errorf("fetch %s: %w", sha, err)
+	}
+	if !gitsrc.HasCommit(ctx, dir, sha) {
+		return fmt.Errorf("commit %s is on no branch or tag of %s, and the server refused it by id", sha, remote.URL)
+	}
+	return nil
 }
 
-// fromStore writes the changed files' head contents into a directory.
-func (c *Cache) fromStore(ctx context.Context, r store.Review) (string, error) {
-	dest := filepath.Join(c.Dir, "reviews", r.ID)
-	unlock := c.lock(dest)
-	defer unlock()
-	if _, err := os.Stat(dest); err == nil {
-		return dest, nil
+// Remote parses a repository URL and attaches the configured token when the
+// URL carries no credential of its own.
+func (c *Cache) Remote(raw string) (gitsrc.Remote, error) {
+	remote, err := gitsrc.ParseRemote(raw)
+	if err != nil {
+		return remote, err
+	}
+	if remote.Token == "" {
+		remote.Token = c.token()
+	}
+	return remote, nil
+}
+
+// token reads the token for https remotes, or returns "".
+func (c *Cache) token() string {
+	if t := strings.TrimSpace(os.Getenv(TokenEnv)); t != "" {
+		return t
+	}
+	if c.TokenFile == "" {
+		return ""
+	}
+	data, err := os.ReadFile(c.TokenFile)
+	if err != nil {
+		if c.Log != nil {
+			c.Log.Warn("read snapshot.git_token_file", "err", err)
+		}
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// RepoDir is where the clone of a remote lives: named by a digest of its
+// URL without credentials, so that the same repository reached with
+// different tokens shares one clone and no token shows in a path.
+func (c *Cache) RepoDir(remote gitsrc.Remote) string {
+	sum := sha256.Sum256([]byte(remote.URL))
+	return filepath.Join(c.Dir, "repos", hex.EncodeToString(sum[:8]))
+}
+
+// WithRepo runs fn with exclusive use of this host's clone of remote,
+// cloning it first when missing: one clone or fetch at a time per
+// repository, across the processes sharing the cache.
+func (c *Cache) WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error {
+	dir := c.RepoDir(remote)
+	err := c.exclusive(ctx, dir, func() error {
+		// A clone made by an earlier version (with a work tree) is
+		// replaced: branches cannot be fetched into it.
+		if !gitsrc.IsBareRepo(ctx, dir) {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("clear %s: %w", dir, err)
+			}
+			if err := gitsrc.Mirror(ctx, remote, dir); err != nil {
+				return err
+			}
+		}
+		return fn(dir)
+	})
+	if err == nil {
+		c.evict(ctx)
+	}
+	return err
+}
+
+// fromStore writes the changed files' head contents into dest.
+func (c *Cache) fromStore(ctx context.Context, r store.Review, dest string) error {
+	if c.Store == nil {
+		return errors.New("no store to read the changed files from")
 	}
 	files, err := c.Store.ListFiles(ctx, r.ID)
 	if err != nil {
-		return "", err
+		return err
 	}
 	tmp := dest + ".tmp"
 	_ = os.RemoveAll(tmp)
@@ -106,22 +260,22 @@ func (c *Cache) fromStore(ctx context.Context, r store.Review) (string, error) {
 			continue
 		}
 		rel := filepath.Clean(filepath.FromSlash(f.Path))
-		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !filepath.IsLocal(rel) {
 			continue // never write outside the snapshot
 		}
 		p := filepath.Join(tmp, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", fmt.Errorf("write snapshot of %s: %w", r.ID, err)
+			return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 		}
 		if err := os.WriteFile(p, []byte(*f.Content), 0o644); err != nil {
-			return "", fmt.Errorf("write snapshot of %s: %w", r.ID, err)
+			return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 		}
 	}
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	if err := os.Rename(tmp, dest); err != nil {
-		return "", fmt.Errorf("write snapshot of %s: %w", r.ID, err)
+		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 	}
-	return dest, nil
+	return nil
 }

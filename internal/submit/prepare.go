@@ -8,8 +8,6 @@ package submit
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/stages/intent"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -42,8 +41,19 @@ type Request struct {
 	Purpose string
 	// BatchID groups the review into a batch (optional).
 	BatchID string
-	// CacheDir holds clones of remote repositories.
+	// Repos holds this host's clones of remote repositories.
+	Repos Repos
+	// CacheDir holds clones of remote repositories when Repos is nil.
 	CacheDir string
+}
+
+// Repos gives exclusive use of this host's clone of a remote repository.
+// *snapshot.Cache implements it.
+type Repos interface {
+	// Remote parses a repository URL and attaches its credential.
+	Remote(raw string) (gitsrc.Remote, error)
+	// WithRepo runs fn with the clone of remote, cloning it when missing.
+	WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error
 }
 
 // ReasonNotUTF8 is the skip reason of a file whose path, diff or content is
@@ -62,14 +72,76 @@ func IsRemote(repo string) bool {
 }
 
 // Prepare reads and parses the change and returns the review to store.
+// A remote repository is read from this host's clone of it, brought up to
+// date first; the review stores its URL without credentials.
 func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewReview, error) {
+	if req.DiffFile != "" || !IsRemote(req.Repo) {
+		return prepare(ctx, cfg, req, nil)
+	}
+	repos := req.Repos
+	if repos == nil {
+		repos = &snapshot.Cache{Dir: req.CacheDir}
+	}
+	remote, err := repos.Remote(req.Repo)
+	if err != nil {
+		return store.NewReview{}, fmt.Errorf("--repo: %w", err)
+	}
+	var nr store.NewReview
+	err = repos.WithRepo(ctx, remote, func(dir string) error {
+		// Branch names move: fetch them unless both ends are commit ids
+		// the clone already holds.
+		if !isCommitID(req.Base) || !isCommitID(req.Head) ||
+			!gitsrc.HasCommit(ctx, dir, req.Base) || !gitsrc.HasCommit(ctx, dir, req.Head) {
+			if err := gitsrc.FetchRefs(ctx, dir, remote); err != nil {
+				return err
+			}
+		}
+		local := req
+		local.Repo = dir
+		nr, err = prepare(ctx, cfg, local, &remote)
+		return err
+	})
+	nr.Source, nr.Repo = "url", remote.URL
+	return nr, err
+}
+
+// isCommitID reports whether rev is a full hexadecimal commit id.
+func isCommitID(rev string) bool {
+	if len(rev) != 40 && len(rev) != 64 {
+		return false
+	}
+	for _, c := range rev {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve resolves rev in the repository at dir. A revision a clone of a
+// remote lacks (a pull request's ref, a commit on no branch) is fetched.
+func resolve(ctx context.Context, dir string, remote *gitsrc.Remote, rev string) (string, error) {
+	sha, err := gitsrc.ResolveRev(ctx, dir, rev)
+	if err == nil || remote == nil || !errors.Is(err, gitsrc.ErrUnknownRevision) {
+		return sha, err
+	}
+	sha, ferr := gitsrc.FetchRev(ctx, dir, *remote, rev)
+	if ferr != nil {
+		return "", fmt.Errorf("%w; fetching it: %v", err, ferr)
+	}
+	return sha, nil
+}
+
+// prepare reads the change from a local repository or a diff file; remote,
+// when not nil, is the origin of the repository (a cached clone).
+func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc.Remote) (store.NewReview, error) {
 	nr := store.NewReview{
 		BatchID: req.BatchID, BaseRef: req.Base, HeadRef: req.Head,
 		SkippedStages: pipeline.SkippedStages(cfg.Harness), Config: pipeline.Snapshot(cfg),
 		Timeout: cfg.Scheduler.ReviewTimeout,
 	}
 	var raw []byte
-	var read func(path string) ([]byte, error)
+	var read readFiles
 	switch {
 	case req.DiffFile != "":
 		data, err := readDiffFile(req.DiffFile)
@@ -85,7 +157,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 				return nr, fmt.Errorf("resolve --repo %s: %w", req.Repo, err)
 			}
 			nr.Repo, nr.Snapshot = abs, abs
-			read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, abs, "", p) }
+			read = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
+				return gitsrc.ReadFiles(ctx, abs, "", paths, limit)
+			}
 		}
 		nr.BaseRef, nr.HeadRef = "", filepath.Base(req.DiffFile)
 	case req.Repo != "":
@@ -94,31 +168,18 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		}
 		dir := req.Repo
 		nr.Source = "git"
-		if IsRemote(req.Repo) {
-			nr.Source = "url"
-			sum := sha256.Sum256([]byte(req.Repo))
-			dir = filepath.Join(req.CacheDir, "repos", hex.EncodeToString(sum[:8]))
-			if !gitsrc.IsRepo(ctx, dir) {
-				if err := gitsrc.Clone(ctx, req.Repo, dir); err != nil {
-					return nr, fmt.Errorf("clone %s: %w", req.Repo, err)
-				}
-			}
-			nr.Repo = req.Repo
-		} else {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
-			}
-			if !gitsrc.IsRepo(ctx, abs) {
-				return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
-			}
-			dir, nr.Repo = abs, abs
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
 		}
-		var err error
-		if nr.BaseSHA, err = gitsrc.ResolveRev(ctx, dir, req.Base); err != nil {
+		if !gitsrc.IsRepo(ctx, abs) {
+			return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
+		}
+		dir, nr.Repo = abs, abs
+		if nr.BaseSHA, err = resolve(ctx, dir, remote, req.Base); err != nil {
 			return nr, fmt.Errorf("resolve --base: %w", err)
 		}
-		if nr.HeadSHA, err = gitsrc.ResolveRev(ctx, dir, req.Head); err != nil {
+		if nr.HeadSHA, err = resolve(ctx, dir, remote, req.Head); err != nil {
 			return nr, fmt.Errorf("resolve --head: %w", err)
 		}
 		if raw, err = gitsrc.Diff(ctx, dir, nr.BaseSHA, nr.HeadSHA); err != nil {
@@ -131,7 +192,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 			}
 		}
 		head := nr.HeadSHA
-		read = func(p string) ([]byte, error) { return gitsrc.ReadFile(ctx, dir, head, p) }
+		read = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
+			return gitsrc.ReadFiles(ctx, dir, head, paths, limit)
+		}
 	default:
 		return nr, errors.New("nothing to review: give --repo DIR with --base and --head, or --diff FILE")
 	}
@@ -153,7 +216,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	if files, err = dedupe(files); err != nil {
 		return nr, err
 	}
-	nr.Files = buildFiles(cfg.Intent, files, read)
+	if nr.Files, err = buildFiles(cfg.Intent, files, read); err != nil {
+		return nr, err
+	}
 	tree := nr.Source == "diff" && nr.Snapshot != ""
 	if tree {
 		markLinks(nr.Files, nr.Snapshot)
@@ -186,11 +251,17 @@ func readDiffFile(name string) ([]byte, error) {
 	return data, nil
 }
 
+// readFiles reads the head-side contents of many files at once. Absent
+// files are missing from the result; files over limit bytes have no data.
+type readFiles func(paths []string, limit int64) (map[string]gitsrc.Blob, error)
+
 // buildFiles turns parsed diff files into stored files: skipped ones keep
-// their reason, reviewed ones get their changed lines and head content.
-func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte, error)) []store.File {
+// their reason, reviewed ones get their changed lines and head content. The
+// contents of all reviewed files are read in one pass.
+func buildFiles(cfg config.Intent, files []*diff.File, read readFiles) ([]store.File, error) {
 	out := make([]store.File, 0, len(files))
-	for _, f := range files {
+	var reviewed []int
+	for i, f := range files {
 		p := f.Path()
 		add, del := f.Stats()
 		sf := store.File{
@@ -204,41 +275,50 @@ func buildFiles(cfg config.Intent, files []*diff.File, read func(string) ([]byte
 			// Text in another encoding (Latin-1 sources, binary data git
 			// took for text): nothing a model could read reliably.
 			sf.SkipReason, sf.Diff = ReasonNotUTF8, ""
-			out = append(out, sf)
-			continue
-		}
-		if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
+		} else if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
 			sf.SkipReason = reason
 			if reason == diff.ReasonTooLarge || reason == diff.ReasonBinary {
 				sf.Diff = "" // not stored: nothing will read it
 			}
-			out = append(out, sf)
-			continue
+		} else {
+			reviewed = append(reviewed, i)
 		}
-		sf.Content, sf.SkipReason = content(cfg, f, read)
 		out = append(out, sf)
 	}
-	return out
+	var blobs map[string]gitsrc.Blob
+	if read != nil && len(reviewed) > 0 {
+		paths := make([]string, 0, len(reviewed))
+		for _, i := range reviewed {
+			if files[i].Status != diff.StatusDeleted {
+				paths = append(paths, files[i].Path())
+			}
+		}
+		var err error
+		if blobs, err = read(paths, int64(cfg.MaxFileBytes)); err != nil {
+			return nil, fmt.Errorf("read the changed files: %w", err)
+		}
+	}
+	for _, i := range reviewed {
+		b, ok := blobs[files[i].Path()]
+		out[i].Content, out[i].SkipReason = content(cfg, files[i], b, ok)
+	}
+	return out, nil
 }
 
-// content reads the head-side text of a file. When no source can give it,
-// an added file is rebuilt from its diff (every line is new).
-func content(cfg config.Intent, f *diff.File, read func(string) ([]byte, error)) (*string, string) {
-	var data []byte
-	var err error = errors.New("no source for file contents")
-	if read != nil {
-		data, err = read(f.Path())
-	}
-	if err != nil {
+// content turns the head-side blob of a file into its stored text. When no
+// source gave it, an added file is rebuilt from its diff (every line is new).
+func content(cfg config.Intent, f *diff.File, b gitsrc.Blob, found bool) (*string, string) {
+	if !found {
 		if f.Status == diff.StatusAdded {
 			s := rebuild(f)
 			return &s, ""
 		}
 		return nil, ""
 	}
-	if len(data) > cfg.MaxFileBytes {
+	if b.Data == nil && b.Size > 0 || b.Size > int64(cfg.MaxFileBytes) {
 		return nil, diff.ReasonTooLarge
 	}
+	data := b.Data
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, diff.ReasonBinary
 	}

@@ -40,9 +40,10 @@ type Chatter interface {
 // when an endpoint refuses tool calls.
 const SchemaName = "reviewfleet_expert"
 
-// Snapshots finds (or builds) the directory holding a review's head tree.
+// Snapshots finds (or builds) the directory holding a review's head tree
+// and keeps it on disk until release is called.
 type Snapshots interface {
-	Root(ctx context.Context, r store.Review) (string, error)
+	Acquire(ctx context.Context, r store.Review) (root string, release func(), err error)
 }
 
 // Handler runs expert tasks.
@@ -72,10 +73,11 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		return err
 	}
 	r, cfg, f := t.Review, t.Config, t.Finding
-	root, err := h.Snapshots.Root(ctx, r)
+	root, release, err := h.Snapshots.Acquire(ctx, r)
 	if err != nil {
 		return fmt.Errorf("head snapshot of review %s: %w", r.ID, err)
 	}
+	defer release()
 	model := cfg.LLM.ModelFor(review.StageExpert)
 	task := agent.Task{
 		FindingID: f.ID, RiskType: f.RiskType, File: f.File, LineStart: f.LineStart, LineEnd: f.LineEnd,

@@ -104,6 +104,9 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if cfg.LLM.Recorded {
 		rep.Notes = append(rep.Notes, "The model replies in this review were played back from a recorded exchange (offline demo); no model was called.")
 	}
+	if r.SnapshotFallback != "" {
+		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+r.SnapshotFallback+".")
+	}
 	content := map[string]string{}
 	for _, f := range files {
 		if f.SkipReason != "" {

@@ -50,3 +50,29 @@ func TestBuildKeepsOnlyReportableFindings(t *testing.T) {
 		t.Fatalf("render: %v", err)
 	}
 }
+
+func TestBuildNotesSnapshotFallback(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, _ := stagetest.Review(t, st, config.Default(), review.StageReport,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n", Changed: []int{1}}}, nil)
+	const reason = "fetch 0123abc from https://example.com/r.git: server unreachable"
+	if err := st.SetSnapshotFallback(ctx, id, reason); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetSnapshotFallback(ctx, id, "a later reason"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := report.Render(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stored.Markdown, reason) || strings.Contains(stored.Markdown, "a later reason") {
+		t.Errorf("the report does not note the first fallback reason:\n%s", stored.Markdown)
+	}
+}

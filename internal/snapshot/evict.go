@@ -1,0 +1,135 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// kinds are the subdirectories of the cache that hold entries.
+var kinds = []string{"repos", "trees", "reviews"}
+
+// evictedSuffix marks an entry moved aside to be removed.
+const evictedSuffix = ".evicted"
+
+// cached is one entry as eviction sees it.
+type cached struct {
+	path    string
+	size    int64
+	lastUse time.Time
+}
+
+// Usage returns the size on disk of the cache's entries, as recorded when
+// they were built or fetched into.
+func (c *Cache) Usage() int64 {
+	var total int64
+	for _, e := range c.entries() {
+		total += e.size
+	}
+	return total
+}
+
+// entries lists the cache's entries, least recently used first.
+func (c *Cache) entries() []cached {
+	var out []cached
+	for _, kind := range kinds {
+		locks, _ := filepath.Glob(filepath.Join(c.Dir, kind, "*"+lockSuffix))
+		for _, l := range locks {
+			info, err := os.Stat(l)
+			if err != nil {
+				continue
+			}
+			path := strings.TrimSuffix(l, lockSuffix)
+			size, ok := recordedSize(l)
+			if !ok {
+				if !exists(path) {
+					continue // being built, or a lock file left behind
+				}
+				size = diskUsage(path)
+			}
+			out = append(out, cached{path: path, size: size, lastUse: info.ModTime()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].lastUse.Before(out[j].lastUse) })
+	return out
+}
+
+// Evict removes the least recently used entries until the cache fits in
+// MaxBytes, skipping every entry a review (in any process) holds. It
+// returns how many entries it removed. With MaxBytes 0 it does nothing.
+func (c *Cache) Evict(ctx context.Context) int {
+	if c.MaxBytes <= 0 {
+		return 0
+	}
+	c.removeEvicted()
+	entries := c.entries()
+	var total int64
+	for _, e := range entries {
+		total += e.size
+	}
+	removed := 0
+	for _, e := range entries {
+		if total <= c.MaxBytes || ctx.Err() != nil {
+			break
+		}
+		if c.remove(e.path) {
+			total -= e.size
+			removed++
+		}
+	}
+	return removed
+}
+
+// evict runs Evict and logs what it did.
+func (c *Cache) evict(ctx context.Context) {
+	if n := c.Evict(ctx); n > 0 && c.Log != nil {
+		c.Log.Info("snapshot cache evicted", "entries", n, "bytes", c.Usage(), "max_bytes", c.MaxBytes)
+	}
+}
+
+// remove deletes one entry if nobody holds it. The directory is renamed
+// aside under the exclusive lock, so no reader finds it half deleted, and
+// the lock file is removed before the lock is released, so a process that
+// opened it meanwhile notices and locks the new one.
+func (c *Cache) remove(path string) bool {
+	lockName := path + lockSuffix
+	f, err := os.OpenFile(lockName, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return false // in use
+	}
+	if !current(f, lockName) {
+		unlock(f)
+		return false
+	}
+	aside := path + evictedSuffix
+	_ = os.RemoveAll(aside)
+	if err := os.Rename(path, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
+		unlock(f)
+		return false
+	}
+	_ = os.Remove(lockName)
+	unlock(f)
+	_ = os.RemoveAll(aside)
+	return true
+}
+
+// removeEvicted finishes removals a crash interrupted.
+func (c *Cache) removeEvicted() {
+	for _, kind := range kinds {
+		left, _ := filepath.Glob(filepath.Join(c.Dir, kind, "*"+evictedSuffix))
+		for _, p := range left {
+			if !strings.HasSuffix(p, lockSuffix) {
+				_ = os.RemoveAll(p)
+			}
+		}
+	}
+}

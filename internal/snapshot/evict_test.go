@@ -1,0 +1,144 @@
+package snapshot_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/snapshot"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// history makes a repository with n commits, each replacing big.txt with
+// 100 KiB of its own, and returns the repository and the commits.
+func history(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	var shas []string
+	for i := range n {
+		line := fmt.Sprintf("commit %d: %s\n", i, strings.Repeat("x", 50))
+		shas = append(shas, commit(t, dir, map[string]string{"big.txt": strings.Repeat(line, 100<<10/len(line))}))
+	}
+	return dir, shas
+}
+
+func gitReview(repo, sha string) store.Review {
+	return store.Review{ID: "r-" + sha[:8], Source: "git", Snapshot: repo, HeadSHA: sha}
+}
+
+func TestEvictLeastRecentlyUsedNotHeld(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, c := history(t, 4)
+	dir := t.TempDir()
+	const max = 250 << 10 // two trees of about 104 KiB, not three
+	// Two caches on one directory stand for two worker processes: a
+	// lease is a lock on a file, which the other instance sees.
+	holder := &snapshot.Cache{Dir: dir, MaxBytes: max}
+	other := &snapshot.Cache{Dir: dir, MaxBytes: max}
+	tree := func(sha string) string { return filepath.Join(dir, "trees", sha) }
+	present := func(sha string) bool {
+		_, err := os.Stat(filepath.Join(tree(sha), "big.txt"))
+		return err == nil
+	}
+
+	root1, release1, err := holder.Acquire(ctx, gitReview(repo, c[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sha := range c[1:] {
+		_, release, err := other.Acquire(ctx, gitReview(repo, sha))
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	// c0 is the least recently used but held; c1 and c2 went, in order.
+	if !present(c[0]) || present(c[1]) || present(c[2]) || !present(c[3]) {
+		t.Fatalf("after c0 held and c1..c3 used: present = %v %v %v %v, want true false false true",
+			present(c[0]), present(c[1]), present(c[2]), present(c[3]))
+	}
+	if _, err := os.ReadFile(filepath.Join(root1, "big.txt")); err != nil {
+		t.Fatalf("the held tree is unreadable: %v", err)
+	}
+	if u := other.Usage(); u > max {
+		t.Errorf("usage %d over max_bytes %d", u, max)
+	}
+
+	// Released, c0 is the first to go.
+	release1()
+	_, release, err := other.Acquire(ctx, gitReview(repo, c[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if present(c[0]) || !present(c[1]) || !present(c[3]) {
+		t.Errorf("after release: present c0=%v c1=%v c3=%v, want false true true", present(c[0]), present(c[1]), present(c[3]))
+	}
+}
+
+func TestEvictNothingUnderLimitOrUnbounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, c := history(t, 3)
+	for _, max := range []int64{0, 10 << 20} {
+		cache := &snapshot.Cache{Dir: t.TempDir(), MaxBytes: max}
+		for _, sha := range c {
+			_, release, err := cache.Acquire(ctx, gitReview(repo, sha))
+			if err != nil {
+				t.Fatal(err)
+			}
+			release()
+		}
+		if n := cache.Evict(ctx); n != 0 {
+			t.Errorf("max %d: evicted %d entries", max, n)
+		}
+		for _, sha := range c {
+			if _, err := os.Stat(filepath.Join(cache.Dir, "trees", sha)); err != nil {
+				t.Errorf("max %d: tree %s gone: %v", max, sha[:8], err)
+			}
+		}
+	}
+}
+
+// TestConcurrentAcquireBuildsOnce: processes and goroutines asking for the
+// same tree at once all get it whole.
+func TestConcurrentAcquireBuildsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, c := history(t, 1)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		cache := &snapshot.Cache{Dir: dir, MaxBytes: 1 << 30}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			root, release, err := cache.Acquire(ctx, gitReview(repo, c[0]))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer release()
+			data, err := os.ReadFile(filepath.Join(root, "big.txt"))
+			if err != nil || len(data) < 100<<10-100 {
+				errs <- fmt.Errorf("goroutine %d read %d bytes: %v", i, len(data), err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "trees", "*.tmp-*"))
+	if len(left) != 0 {
+		t.Errorf("temporary directories left: %v", left)
+	}
+}
