@@ -1,0 +1,64 @@
+package redact
+
+import "regexp"
+
+// Rule is one kind of secret found on a single line: a pattern whose
+// group Group is the secret value, and an optional filter of candidate
+// values. Multi-line secrets (private-key blocks, YAML block scalars,
+// values continued on the next line) and assignments to secret-looking
+// names are found by code in block.go and assign.go, listed at the end of
+// the table for completeness.
+type Rule struct {
+	// Kind names the secret in its marker: [REDACTED:Kind:N].
+	Kind string
+	// Pattern matches on one line; Group is the submatch holding the value.
+	Pattern *regexp.Regexp
+	Group   int
+	// Valid filters a matched value; nil accepts every match.
+	Valid func(value string) bool
+}
+
+// Rules is the single table of line patterns, most specific first: where
+// two rules match overlapping text, the earlier one wins.
+var Rules = []Rule{
+	// An inline PEM block (JSON's private_key with \n escapes, a one-line
+	// string literal): everything between the armour lines.
+	{Kind: "private-key", Group: 1, Pattern: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.+?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
+	// GCP service-account JSON.
+	{Kind: "gcp-private-key", Group: 1, Pattern: regexp.MustCompile(`"private_key"\s*:\s*"([^"]{16,})"`)},
+	{Kind: "gcp-private-key-id", Group: 1, Pattern: regexp.MustCompile(`"private_key_id"\s*:\s*"([A-Za-z0-9]{16,})"`)},
+	// AWS access key ids (long-term AKIA, temporary ASIA and the other
+	// documented prefixes).
+	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z2-7]{16})\b`), Valid: notPlaceholder},
+	// AWS secret access keys assigned to aws_secret* names in any style.
+	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`(?i)aws_?secret[A-Za-z0-9_]*["']?\s*(?::=|=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Valid: notPlaceholder},
+	// Azure storage connection strings and SAS tokens.
+	{Kind: "azure-storage-key", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`)},
+	{Kind: "azure-sas", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:SharedAccessSignature=|[?&;]|\b)sig=([A-Za-z0-9%+/=]{20,})`)},
+	// Azure AD client secrets (the current format with "Q~" in place 4-5).
+	{Kind: "azure-client-secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`)},
+	// GitHub tokens: personal, OAuth, user-to-server, server-to-server,
+	// refresh, and fine-grained personal tokens.
+	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`)},
+	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{22,255})\b`)},
+	{Kind: "gitlab-token", Group: 1, Pattern: regexp.MustCompile(`\b(gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,})`)},
+	{Kind: "slack-token", Group: 1, Pattern: regexp.MustCompile(`\b(xox[abprs]-[A-Za-z0-9\-]{10,})`)},
+	{Kind: "slack-webhook", Group: 1, Pattern: regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9/]{20,})`)},
+	{Kind: "stripe-key", Group: 1, Pattern: regexp.MustCompile(`\b((?:sk|rk)_live_[A-Za-z0-9]{16,})\b`)},
+	// OpenAI keys: legacy sk-…, project sk-proj-…, service-account and
+	// admin keys.
+	{Kind: "openai-key", Group: 1, Pattern: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`), Valid: mixedToken},
+	// JSON Web Tokens: base64url header and payload that both start "{".
+	{Kind: "jwt", Group: 1, Pattern: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`)},
+	// user:password@host in any URL.
+	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"]*:([^\s@/'"]+)@`), Valid: notPlaceholder},
+	// Password=…; in ADO.NET, ODBC and JDBC connection strings.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:^|[;\s"'?&])(?:password|pwd)=([^;'"\s&]+)`), Valid: notPlaceholder},
+	// Not patterns, for the record — found by code:
+	//   private-key  -----BEGIN … PRIVATE KEY----- blocks over several lines (block.go)
+	//   secret, password, aws-secret, azure-client-secret
+	//                assignments to secret-looking names: .env lines
+	//                (any value that is not a placeholder), YAML, JSON and
+	//                source (strong values only), including block scalars
+	//                and values continued on the next lines (assign.go)
+}
