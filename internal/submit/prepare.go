@@ -157,6 +157,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	if err := checkContents(nr.Files, req, read != nil); err != nil {
 		return nr, err
 	}
+	redactReview(&nr) // before anything is stored or shown to a model
 	nr.IntentMode, nr.Items = plan(cfg.Intent, nr.Files)
 	return nr, nil
 }
