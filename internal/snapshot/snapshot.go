@@ -58,13 +58,13 @@ func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
 				}
 			}
 			if gitsrc.IsRepo(ctx, repo) {
-				dest := filepath.Join(c.Dir, "trees", r.HeadSHA)
+				dest := filepath.Join(c.Dir, "trees-redacted", r.HeadSHA) // trees exported before redaction are never served
 				unlock := c.lock(dest)
 				defer unlock()
 				if _, err := os.Stat(dest); err == nil {
 					return dest, nil
 				}
-				if err := gitsrc.Export(ctx, repo, r.HeadSHA, dest); err == nil {
+				if err := c.export(ctx, r, repo, dest); err == nil {
 					return dest, nil
 				}
 			}
@@ -75,6 +75,42 @@ func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
 		}
 	}
 	return c.fromStore(ctx, r)
+}
+
+// export writes the head tree with its secrets redacted: into a temporary
+// directory first, so a tree under dest is always a redacted one.
+func (c *Cache) export(ctx context.Context, r store.Review, repo, dest string) error {
+	tmp := dest + ".tmp"
+	_ = os.RemoveAll(tmp)
+	if err := gitsrc.Export(ctx, repo, r.HeadSHA, tmp); err != nil {
+		return err
+	}
+	if err := c.redact(ctx, r, tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// redact redacts the tree at dir, the review's changed files first.
+func (c *Cache) redact(ctx context.Context, r store.Review, dir string) error {
+	var first []string
+	if c.Store != nil {
+		files, err := c.Store.ListFiles(ctx, r.ID)
+		if err != nil {
+			return fmt.Errorf("list files of %s: %w", r.ID, err)
+		}
+		for _, f := range files {
+			if f.Content != nil {
+				first = append(first, f.Path)
+			}
+		}
+	}
+	return redactTree(ctx, dir, first)
 }
 
 func (c *Cache) clone(ctx context.Context, url, dir string) error {
@@ -118,6 +154,9 @@ func (c *Cache) fromStore(ctx context.Context, r store.Review) (string, error) {
 	}
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", err
+	}
+	if err := redactTree(ctx, tmp, nil); err != nil { // stored contents are redacted already: a second look costs little
+		return "", fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return "", fmt.Errorf("write snapshot of %s: %w", r.ID, err)
