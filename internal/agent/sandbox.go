@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 )
 
 // toolError is a failure reported to the model as the tool's result text.
@@ -32,6 +34,9 @@ const (
 type sandbox struct {
 	root         string // absolute and free of symlinks
 	maxFileBytes int64
+	// redactor replaces the secrets in every file read, with one
+	// numbering for the run.
+	redactor *redact.Redactor
 }
 
 // newSandbox opens the snapshot at root.
@@ -54,7 +59,7 @@ func newSandbox(root string, maxFileBytes int64) (*sandbox, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("snapshot root %q is not a directory", root)
 	}
-	return &sandbox{root: real, maxFileBytes: maxFileBytes}, nil
+	return &sandbox{root: real, maxFileBytes: maxFileBytes, redactor: redact.New()}, nil
 }
 
 // cleanRel validates a model-supplied path and returns it cleaned,
@@ -159,7 +164,12 @@ func (s *sandbox) readRegular(abs, rel string) ([]byte, error) {
 	if int64(len(data)) > s.maxFileBytes {
 		return nil, toolErrorf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
 	}
-	return data, nil
+	if isBinary(data) {
+		return data, nil
+	}
+	// Every tool and evidence check reads through here: the model never
+	// sees a secret, and checks compare against the text it was shown.
+	return s.redactor.Bytes(data), nil
 }
 
 func (s *sandbox) checkRegular(fi fs.FileInfo, rel string) error {

@@ -161,3 +161,7 @@ func (r *Redactor) line(l string) string {
 	b.WriteString(l[prev:])
 	return b.String()
 }
+
+// PromptNote tells a model what the markers mean; every stage that shows
+// reviewed text to a model includes it.
+const PromptNote = `Redacted secrets: a value shown as [REDACTED:kind:N] was a secret (a key, token, password or private key) removed before the review; the same N means the same value. A hard-coded secret is itself a finding: report it (risk type authorization) at the line where the marker stands, and do not ask for or guess the original value.`
