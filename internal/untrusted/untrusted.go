@@ -11,6 +11,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 )
 
 // Fence is one random delimiter. The zero value is not usable: call New.
@@ -55,4 +57,11 @@ func (f Fence) Rules() string {
 // oneLine keeps a label on the opening line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Instructions is what a system prompt adds for a request whose untrusted
+// text is fenced with f: the fence's rules and the meaning of the
+// redaction markers.
+func Instructions(f Fence) string {
+	return f.Rules() + "\n\n" + redact.PromptNote
 }
