@@ -7,9 +7,10 @@ import (
 	"unicode"
 )
 
-// envLine is a .env / shell assignment at the start of a line (after a
-// diff prefix): NAME=value.
-var envLine = regexp.MustCompile(`^[+\- ]?\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`)
+// envLine is a .env / shell assignment at the start of a line: NAME=value,
+// also after a diff prefix and after the line numbers prompts put before
+// code ("  12 + NAME=…", "  12 | NAME=…", "12: NAME=…").
+var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`)
 
 // assignment is NAME = value, NAME: value, "NAME": "value", NAME := value
 // in code, YAML, JSON, TOML and the like. Group 1 is the name, 2 the

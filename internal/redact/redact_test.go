@@ -73,6 +73,9 @@ var ruleCases = []struct{ kind, name, in, value string }{
 	{"secret", "go", `var signingKey = []byte("bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ")`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
 	{"secret", "toml", `client_secret = "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
 	{"secret", "diff-added", `+WEBHOOK_SECRET=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"secret", "numbered-diff", `   2 + API_TOKEN=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"secret", "numbered-source", `   12 | API_TOKEN=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"password", "read-file", `3: DB_PASSWORD=hunter2`, "hunter2"},
 	{"secret", "diff-removed", `-  "authToken": "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ",`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
 }
 
