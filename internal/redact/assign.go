@@ -18,9 +18,12 @@ var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:export\s+)
 var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*(:=|=>|=|:)[ \t]*(?:\[\]byte\(|String\(|str\(|Buffer\.from\()?("(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`" + `|[^\s"'` + "`" + `,;#)}\]=<>][^\s"'` + "`" + `,;)}\]<>]*)`)
 
 // assignments finds secret values assigned to secret-looking names on one
-// line. In a .env-style line any value that is not a placeholder counts;
+// line; low is the line in lower case. In a .env-style line any value that is not a placeholder counts;
 // elsewhere only strong values (long, mixed, high entropy) do.
-func assignments(l string) []hit {
+func assignments(l, low string) []hit {
+	if !hinted(low, nameHints) {
+		return nil
+	}
 	var hits []hit
 	if m := envLine.FindStringSubmatchIndex(l); m != nil {
 		name := l[m[2]:m[3]]

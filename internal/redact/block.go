@@ -41,9 +41,17 @@ func findBlocks(lines []string) []block {
 	for i := 0; i < len(lines); i++ {
 		var b *block
 		var next int
-		switch l := lines[i]; {
-		case pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
+		l := lines[i]
+		t := strings.TrimRight(l, " \t\r")
+		if t == "" {
+			continue
+		}
+		last := t[len(t)-1]
+		switch {
+		case strings.Contains(l, "PRIVATE KEY") && pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
 			b, next = pemBlock(lines, i)
+		case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
+			// Not the head of a block scalar or a continued assignment.
 		case yamlBlock.MatchString(l):
 			b, next = yamlScalar(lines, i)
 		case assignHead.MatchString(l):

@@ -135,7 +135,11 @@ func (r *Redactor) line(l string) string {
 		}
 		hits = append(hits, h)
 	}
+	low := strings.ToLower(l)
 	for _, rule := range Rules {
+		if !hinted(low, rule.Hints) {
+			continue
+		}
 		for _, m := range rule.Pattern.FindAllStringSubmatchIndex(l, -1) {
 			s, e := m[2*rule.Group], m[2*rule.Group+1]
 			if s < 0 || (rule.Valid != nil && !rule.Valid(l[s:e])) {
@@ -144,7 +148,7 @@ func (r *Redactor) line(l string) string {
 			add(hit{s, e, rule.Kind})
 		}
 	}
-	for _, h := range assignments(l) {
+	for _, h := range assignments(l, low) {
 		add(h)
 	}
 	if len(hits) == 0 {
@@ -165,3 +169,21 @@ func (r *Redactor) line(l string) string {
 // PromptNote tells a model what the markers mean; every stage that shows
 // reviewed text to a model includes it.
 const PromptNote = `Redacted secrets: a value shown as [REDACTED:kind:N] was a secret (a key, token, password or private key) removed before the review; the same N means the same value. A hard-coded secret is itself a finding: report it (risk type authorization) at the line where the marker stands, and do not ask for or guess the original value.`
+
+// hinted reports whether low contains one of hints (all when hints is
+// empty).
+func hinted(low string, hints []string) bool {
+	if len(hints) == 0 {
+		return true
+	}
+	for _, h := range hints {
+		if strings.Contains(low, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameHints are the words one of which a line must contain to hold an
+// assignment to a secret-looking name (see secretKind).
+var nameHints = []string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential"}
