@@ -14,6 +14,9 @@ import (
 // reached a prompt by another road.
 func redactRequest(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
 	r := redact.New()
+	for _, m := range req.Messages {
+		r.Reserve(m.Content)
+	}
 	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
 		m.Content = r.Text(m.Content)

@@ -2,7 +2,9 @@ package redact
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -187,3 +189,26 @@ func hinted(low string, hints []string) bool {
 // nameHints are the words one of which a line must contain to hold an
 // assignment to a secret-looking name (see secretKind).
 var nameHints = []string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential"}
+
+// markerRe matches a marker, capturing its kind and number.
+var markerRe = regexp.MustCompile(`\[REDACTED:([a-z0-9-]+):(\d+)\]`)
+
+// Reserve notes the markers already in text, so the values the Redactor
+// numbers later get numbers above them: text redacted earlier by another
+// Redactor and new text can then share a message without two values
+// showing the same marker.
+func (r *Redactor) Reserve(text string) {
+	if !strings.Contains(text, markerPrefix) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen, r.count = map[string]string{}, map[string]int{}
+	}
+	for _, m := range markerRe.FindAllStringSubmatch(text, -1) {
+		if n, err := strconv.Atoi(m[2]); err == nil && n > r.count[m[1]] {
+			r.count[m[1]] = n
+		}
+	}
+}

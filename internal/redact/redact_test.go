@@ -156,3 +156,11 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestReserveAvoidsTakenNumbers(t *testing.T) {
+	r := New()
+	r.Reserve("already [REDACTED:github-token:3] here")
+	if got := r.Text("ghp_ZMvaBhnoCru0ftOsgHYdbyXJZBFwTXpKVeBP"); got != "[REDACTED:github-token:4]" {
+		t.Errorf("got %s, want number 4", got)
+	}
+}
