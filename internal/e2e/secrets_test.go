@@ -120,9 +120,34 @@ func (m *secretModel) handle(_ context.Context, req openai.ChatCompletionRequest
 // reported, confirmed, at its line.
 func TestSecretsNeverLeaveAndAreStillReported(t *testing.T) {
 	t.Parallel()
+	t.Run("repo", func(t *testing.T) {
+		t.Parallel()
+		checkSecretsReview(t, func(dir string) submit.Request {
+			return submit.Request{Repo: dir, Base: "HEAD~1", Head: "HEAD"}
+		})
+	})
+	// A diff reviewed against its work tree: the expert reads the live
+	// tree, which only its tools' redaction protects.
+	t.Run("diff", func(t *testing.T) {
+		t.Parallel()
+		checkSecretsReview(t, func(dir string) submit.Request {
+			out, err := exec.Command("git", "-C", dir, "format-patch", "-1", "--stdout", "HEAD").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch := filepath.Join(t.TempDir(), "change.patch")
+			if err := os.WriteFile(patch, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return submit.Request{Repo: dir, DiffFile: patch}
+		})
+	})
+}
+
+func checkSecretsReview(t *testing.T, request func(dir string) submit.Request) {
 	model := &secretModel{}
 	f := newFleet(t, model.handle, nil)
-	r := f.review(t, submit.Request{Repo: secretRepo(t), Base: "HEAD~1", Head: "HEAD"})
+	r := f.review(t, request(secretRepo(t)))
 	if r.Status != store.StatusDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
@@ -187,8 +212,8 @@ func TestSecretsNeverLeaveAndAreStillReported(t *testing.T) {
 		t.Errorf("the hard-coded secret is not reported at config/aws.go:6: %+v", findings)
 	}
 	runs, err := f.sub.Store.ListExpertRuns(ctx, r.ID)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("expert runs: %v %v", runs, err)
 	}
 	for id, run := range runs {
 		if run.StopReason != "accepted" {
