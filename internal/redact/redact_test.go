@@ -64,6 +64,9 @@ var ruleCases = []struct{ kind, name, in, value string }{
 	{"jwt", "header", `Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U`, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
 	{"url-password", "postgres", `DATABASE_URL=postgres://app:3JVkHQ2w81rmkRvQ@db:5432/app`, "3JVkHQ2w81rmkRvQ"},
 	{"url-password", "amqp", `amqp://guest:s3cr3t-Pa55@rabbit/`, "s3cr3t-Pa55"},
+	{"url-token", "query", `GET https://api.example.net/v1/items?page=2&access_token=bVp2fmaWzTaUEb23TRdV HTTP/1.1`, "bVp2fmaWzTaUEb23TRdV"},
+	{"bearer-token", "header", `req.Header.Set("Authorization", "Bearer 7f3a9c2e41b8d6f0a5e3c1b9d7f2a4e6")`, "7f3a9c2e41b8d6f0a5e3c1b9d7f2a4e6"},
+	{"basic-auth", "header", `Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l`, "YWxhZGRpbjpvcGVuc2VzYW1l"},
 	{"password", "ado", `Server=db;Database=app;User Id=sa;Password=3JVkHQ2w81rmkRvQ;`, "3JVkHQ2w81rmkRvQ"},
 	{"password", "env", `DB_PASSWORD=hunter2`, "hunter2"},
 	{"password", "yaml", `  password: "Zq8#rT4!mW2p"`, "Zq8#rT4!mW2p"},
@@ -103,6 +106,9 @@ func TestNotSecrets(t *testing.T) {
 		`"integrity": "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQuwi5n9y7ulqCdNUE5ewtpOGoK+uG2Q8rw/xrVfVXtZ8qfSkQ=="`,
 		`sum := "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`,
 		`API_KEY=[REDACTED:secret:1]`,
+		`url := "https://example.net/search?q=golang&token=${TOKEN}"`,
+		`// Send the Bearer token in the Authorization header.`,
+		`header := "Bearer " + token`,
 	} {
 		if out := String(in); out != in {
 			t.Errorf("changed:\n in: %s\nout: %s", in, out)

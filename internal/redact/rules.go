@@ -57,6 +57,11 @@ var Rules = []Rule{
 	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"]*:([^\s@/'"]+)@`), Valid: notPlaceholder, Hints: []string{"://"}},
 	// Password=…; in ADO.NET, ODBC and JDBC connection strings.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:^|[;\s"'?&])(?:password|pwd)=([^;'"\s&]+)`), Valid: notPlaceholder, Hints: []string{"password=", "pwd="}},
+	// Credentials in query strings: ?access_token=…&api_key=….
+	{Kind: "url-token", Group: 1, Pattern: regexp.MustCompile(`(?i)[?&](?:access_token|auth_token|token|api_key|apikey|client_secret|secret|password|sig|signature)=([^&\s"'#]+)`), Valid: strongValue, Hints: []string{"token=", "key=", "secret=", "password=", "sig=", "signature="}},
+	// HTTP authorization headers of any provider.
+	{Kind: "bearer-token", Group: 1, Pattern: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), Valid: strongValue, Hints: []string{"bearer"}},
+	{Kind: "basic-auth", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}=*)`), Valid: notPlaceholder, Hints: []string{"basic"}},
 	// Not patterns, for the record — found by code:
 	//   private-key  -----BEGIN … PRIVATE KEY----- blocks over several lines (block.go)
 	//   secret, password, aws-secret, azure-client-secret
