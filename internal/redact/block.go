@@ -152,7 +152,13 @@ func continued(lines []string, i int) (*block, int) {
 		}
 	}
 	b.value = val.String()
-	if len(b.edits) < 2 && !(len(b.edits) == 1 && !hasLit) || !strongValue(b.value) {
+	continuation := len(b.edits)
+	if hasLit {
+		continuation-- // the head's own literal
+	}
+	// Without a literal on a following line this is a one-line
+	// assignment, which assignments() judges.
+	if continuation == 0 || !strongValue(b.value) {
 		return nil, i + 1
 	}
 	return b, j
