@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // defaultSystemPrompt is used when the task brings no prompt of its own.
@@ -21,14 +23,15 @@ func protocolRules(cfg Config) string {
 		cfg.MaxRounds, cfg.SearchBudget)
 }
 
-// taskMessage describes the finding to investigate.
-func taskMessage(t Task) string {
+// taskMessage describes the finding to investigate; the context, taken
+// from the change, is fenced.
+func taskMessage(t Task, fence untrusted.Fence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Finding %d (%s): %s\n", t.FindingID, t.RiskType, t.Description)
 	fmt.Fprintf(&b, "Location: %s lines %d-%d\n", t.File, t.LineStart, t.LineEnd)
 	fmt.Fprintf(&b, "Confidence so far: %.2f\n", t.Confidence)
 	if c := strings.TrimSpace(t.Context); c != "" {
-		fmt.Fprintf(&b, "\nContext:\n%s\n", c)
+		fmt.Fprintf(&b, "\nContext:\n%s", fence.Wrap("context from the change", c))
 	}
 	b.WriteString("\nInvestigate whether this finding is real and finish with submit_verdict.")
 	return b.String()

@@ -10,7 +10,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // ChatModel is the one LLM call the runtime needs. The LLM client satisfies
@@ -60,9 +62,10 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	defer sb.close()
 	r.tracker = newTracker(r.cfg, r.task.File)
-	r.tools = newToolbox(r.cfg, sb, r.tracker)
+	fence := untrusted.New()
+	r.tools = newToolbox(r.cfg, sb, r.tracker, fence)
 	r.repeat = repeatDetector{threshold: r.cfg.RepeatThreshold}
-	r.msgs = initialMessages(r.task, r.cfg)
+	r.msgs = initialMessages(r.task, r.cfg, fence)
 
 	for {
 		if r.tracker.hardStop() {
@@ -285,14 +288,14 @@ func (r *runner) phases() []PhaseChange {
 }
 
 // initialMessages opens the conversation: the system prompt with the
-// runtime's rules, then the finding.
-func initialMessages(t Task, cfg Config) []openai.ChatCompletionMessage {
+// runtime's rules and the rules for untrusted text, then the finding.
+func initialMessages(t Task, cfg Config, fence untrusted.Fence) []openai.ChatCompletionMessage {
 	sys := strings.TrimSpace(t.SystemPrompt)
 	if sys == "" {
 		sys = defaultSystemPrompt
 	}
 	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: sys + "\n\n" + protocolRules(cfg)},
-		{Role: openai.ChatMessageRoleUser, Content: taskMessage(t)},
+		{Role: openai.ChatMessageRoleSystem, Content: sys + "\n\n" + protocolRules(cfg) + "\n\n" + fence.Rules() + "\n\n" + redact.PromptNote},
+		{Role: openai.ChatMessageRoleUser, Content: taskMessage(t, fence)},
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 )
 
 // toolError is a failure reported to the model as the tool's result text.
@@ -43,6 +45,9 @@ type sandbox struct {
 	// beforeOpen, when set, runs between the check of a path component
 	// and its open; tests use it to swap the path under the sandbox.
 	beforeOpen func(rel string)
+	// redactor replaces the secrets in every file read, with one
+	// numbering for the run.
+	redactor *redact.Redactor
 }
 
 // newSandbox opens the snapshot at root. deny holds the globs of refused
@@ -56,7 +61,7 @@ func newSandbox(root string, maxFileBytes int64, deny []string) (*sandbox, error
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot root %q: %w", root, err)
 	}
-	return &sandbox{root: r, maxFileBytes: maxFileBytes, deny: newDenyList(deny)}, nil
+	return &sandbox{root: r, maxFileBytes: maxFileBytes, deny: newDenyList(deny), redactor: redact.New()}, nil
 }
 
 // close releases the root.
@@ -209,7 +214,12 @@ func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 	if int64(len(data)) > s.maxFileBytes {
 		return nil, toolErrorf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
 	}
-	return data, nil
+	if isBinary(data) {
+		return data, nil
+	}
+	// Every tool and evidence check reads through here: the model never
+	// sees a secret, and checks compare against the text it was shown.
+	return s.redactor.Bytes(data), nil
 }
 
 func (s *sandbox) checkRegular(fi fs.FileInfo, rel string) error {

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // toolResult is what a repository tool returns on success.
@@ -30,11 +32,13 @@ type toolbox struct {
 	backoff *backoff
 	tracker *tracker
 	facts   *facts
+	// fence wraps results that hold repository content.
+	fence untrusted.Fence
 }
 
-func newToolbox(cfg Config, sb *sandbox, tr *tracker) *toolbox {
+func newToolbox(cfg Config, sb *sandbox, tr *tracker, fence untrusted.Fence) *toolbox {
 	return &toolbox{
-		cfg: cfg, sb: sb, tracker: tr, facts: &facts{},
+		cfg: cfg, sb: sb, tracker: tr, facts: &facts{}, fence: fence,
 		backoff: newBackoff(cfg.ReadTimeout, cfg.ScanTimeout, cfg.MaxToolTimeout),
 	}
 }
@@ -64,6 +68,9 @@ func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly
 	out.text = truncateResult(res.text, tb.cfg.MaxResultBytes)
 	if res.fact {
 		tb.facts.add(name, out.text)
+		// Repository content is data, never instructions: fenced so a
+		// file cannot pose as the runtime or the user.
+		out.text = tb.fence.Wrap(name+" result", out.text)
 	}
 	return out, nil
 }

@@ -69,7 +69,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 
 	if err == nil {
 		if !c.cfg.OmitBodies {
-			rec.Response, _ = json.Marshal(resp)
+			rec.Response, _ = json.Marshal(redactResponse(resp))
 		}
 		if d := exhaustedFor(ex.header); d > 0 && c.limiter != nil {
 			c.limiter.Penalize(d)

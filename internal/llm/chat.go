@@ -69,6 +69,7 @@ func (c *Client) prepare(meta Meta, req openai.ChatCompletionRequest, check repl
 	if req.Stream {
 		return nil, fmt.Errorf("chat completion for stage %q: streaming is not supported: %w", meta.Stage, ErrInvalidRequest)
 	}
+	req = redactRequest(req)
 	hash, err := PromptHash(req)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion for stage %q: %w: %w", meta.Stage, ErrInvalidRequest, err)

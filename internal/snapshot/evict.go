@@ -12,7 +12,7 @@ import (
 )
 
 // kinds are the subdirectories of the cache that hold entries.
-var kinds = []string{"repos", "trees", "reviews"}
+var kinds = []string{"repos", "trees-redacted", "reviews"}
 
 // evictedSuffix marks an entry moved aside to be removed.
 const evictedSuffix = ".evicted"

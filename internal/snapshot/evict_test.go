@@ -41,7 +41,7 @@ func TestEvictLeastRecentlyUsedNotHeld(t *testing.T) {
 	// lease is a lock on a file, which the other instance sees.
 	holder := &snapshot.Cache{Dir: dir, MaxBytes: max}
 	other := &snapshot.Cache{Dir: dir, MaxBytes: max}
-	tree := func(sha string) string { return filepath.Join(dir, "trees", sha) }
+	tree := func(sha string) string { return filepath.Join(dir, "trees-redacted", sha) }
 	present := func(sha string) bool {
 		_, err := os.Stat(filepath.Join(tree(sha), "big.txt"))
 		return err == nil
@@ -99,7 +99,7 @@ func TestEvictNothingUnderLimitOrUnbounded(t *testing.T) {
 			t.Errorf("max %d: evicted %d entries", max, n)
 		}
 		for _, sha := range c {
-			if _, err := os.Stat(filepath.Join(cache.Dir, "trees", sha)); err != nil {
+			if _, err := os.Stat(filepath.Join(cache.Dir, "trees-redacted", sha)); err != nil {
 				t.Errorf("max %d: tree %s gone: %v", max, sha[:8], err)
 			}
 		}
@@ -137,7 +137,7 @@ func TestConcurrentAcquireBuildsOnce(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, "trees", "*.tmp-*"))
+	left, _ := filepath.Glob(filepath.Join(dir, "trees-redacted", "*.tmp-*"))
 	if len(left) != 0 {
 		t.Errorf("temporary directories left: %v", left)
 	}

@@ -96,7 +96,7 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 			reason = "the review has no head commit"
 			break
 		}
-		dest := filepath.Join(c.Dir, "trees", r.HeadSHA)
+		dest := filepath.Join(c.Dir, "trees-redacted", r.HeadSHA) // trees cached unredacted by older versions are never served
 		rel, err := c.lease(ctx, dest, func() error { return c.export(ctx, r, dest) })
 		if err == nil {
 			return dest, rel, nil
@@ -138,6 +138,28 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 // export writes the tree of the review's head commit into dest, from the
 // local repository or from this worker's clone of the remote.
 func (c *Cache) export(ctx context.Context, r store.Review, dest string) error {
+	// The tree is exported and redacted in a temporary directory first, so
+	// a tree under dest is always a redacted one.
+	tmp := dest + ".redact-tmp"
+	_ = os.RemoveAll(tmp)
+	if err := c.exportRaw(ctx, r, tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := c.redact(ctx, r, tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// exportRaw writes the tree of the review's head commit into dest as it is
+// in the repository.
+func (c *Cache) exportRaw(ctx context.Context, r store.Review, dest string) error {
 	if r.Source == "git" {
 		if !gitsrc.IsRepo(ctx, r.Snapshot) {
 			return fmt.Errorf("the repository %s is not on this worker", r.Snapshot)
@@ -154,6 +176,24 @@ func (c *Cache) export(ctx context.Context, r store.Review, dest string) error {
 		}
 		return gitsrc.Export(ctx, dir, r.HeadSHA, dest)
 	})
+}
+
+// redact redacts the tree at dir, the review's changed files first so that
+// their markers are numbered as in the files stored with the review.
+func (c *Cache) redact(ctx context.Context, r store.Review, dir string) error {
+	var first []string
+	if c.Store != nil {
+		files, err := c.Store.ListFiles(ctx, r.ID)
+		if err != nil {
+			return fmt.Errorf("list files of %s: %w", r.ID, err)
+		}
+		for _, f := range files {
+			if f.Content != nil {
+				first = append(first, f.Path)
+			}
+		}
+	}
+	return RedactTree(ctx, dir, first)
 }
 
 // ensureCommit fetches sha into the clone at dir unless it is there: by its
@@ -273,6 +313,9 @@ func (c *Cache) fromStore(ctx context.Context, r store.Review, dest string) erro
 	}
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
+	}
+	if err := RedactTree(ctx, tmp, nil); err != nil { // stored contents are redacted already: a second look costs little
+		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)

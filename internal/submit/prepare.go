@@ -236,6 +236,7 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 		}
 		nr.Snapshot = snap
 	}
+	redactReview(&nr) // before anything is stored or shown to a model
 	nr.IntentMode, nr.Items = plan(cfg.Intent, nr.Files)
 	return nr, nil
 }

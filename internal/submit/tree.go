@@ -120,6 +120,12 @@ func captureTree(ctx context.Context, cfg config.Config, cacheDir, dir string, f
 	if err != nil {
 		return "", fmt.Errorf("snapshot the work tree %s: %w", dir, err)
 	}
+	// The copy sits in the cache on disk and is what the expert reads: its
+	// secrets go, the changed files first as in the stored review.
+	if err := snapshot.RedactTree(ctx, snap, changed); err != nil {
+		_ = os.RemoveAll(snap)
+		return "", fmt.Errorf("redact the snapshot of %s: %w", dir, err)
+	}
 	return snap, nil
 }
 

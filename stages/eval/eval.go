@@ -19,6 +19,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/source"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -68,7 +69,8 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		return err
 	}
 	r, cfg, f := t.Review, t.Config, t.Finding
-	user, err := h.userMessage(ctx, r.ID, f)
+	fence := untrusted.New()
+	user, err := h.userMessage(ctx, r.ID, f, fence)
 	if err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	var out reply
 	usage, err := h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: r.ID, Stage: string(review.StageEval), ItemKey: p.Item, Model: model},
-		llm.StructuredRequest{System: h.Prompts.EvalSystem(), User: user, SchemaName: SchemaName,
+		llm.StructuredRequest{System: h.Prompts.EvalSystem() + "\n\n" + untrusted.Instructions(fence), User: user, SchemaName: SchemaName,
 			Schema: h.Prompts.Schema("eval"), Temperature: float32(cfg.LLM.Temperature)},
 		&out)
 	if err != nil {
@@ -101,7 +103,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 
 // userMessage gives the reviewer the expert's conclusion, the code and the
 // change — but not the expert's prompt.
-func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding) (string, error) {
+func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, fence untrusted.Fence) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expert conclusion under review:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- expert confidence: %.2f\n- conclusion: %s\n",
 		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
@@ -125,11 +127,11 @@ func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Fin
 		return b.String(), nil //nolint:nilerr // a finding without a stored file is judged on the conclusion alone
 	}
 	if file.Content != nil {
-		fmt.Fprintf(&b, "\nHead version of %s around the cited lines:\n```\n%s```\n", f.File,
-			source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 25)))
+		fmt.Fprintf(&b, "\nHead version of %s around the cited lines:\n%s", f.File,
+			fence.Wrap("head version of "+f.File, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 25))))
 	}
 	if numbered, err := diff.NumberedText(file.Diff); err == nil {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", numbered)
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+f.File, numbered))
 	}
 	return b.String(), nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -241,9 +242,10 @@ func refusesTools(res agent.Result) bool {
 func (h *Handler) single(ctx context.Context, meta llm.Meta, task agent.Task, ac agent.Config) (agent.Result, error) {
 	var doc json.RawMessage
 	start := time.Now()
+	fence := untrusted.New()
 	usage, err := h.LLM.Structured(ctx, meta, llm.StructuredRequest{
-		System:     task.SystemPrompt,
-		User:       singleMessage(task),
+		System:     task.SystemPrompt + "\n\n" + untrusted.Instructions(fence),
+		User:       singleMessage(task, fence),
 		SchemaName: SchemaName,
 		Schema:     h.Prompts.Schema("expert"),
 	}, &doc)
@@ -258,10 +260,10 @@ func (h *Handler) single(ctx context.Context, meta llm.Meta, task agent.Task, ac
 	return res, nil
 }
 
-func singleMessage(t agent.Task) string {
+func singleMessage(t agent.Task, fence untrusted.Fence) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Finding (%s): %s\nLocation: %s lines %d-%d\nConfidence so far: %.2f\n\n%s\n",
-		t.RiskType, t.Description, t.File, t.LineStart, t.LineEnd, t.Confidence, t.Context)
+	fmt.Fprintf(&b, "Finding (%s): %s\nLocation: %s lines %d-%d\nConfidence so far: %.2f\n\n%s",
+		t.RiskType, t.Description, t.File, t.LineStart, t.LineEnd, t.Confidence, fence.Wrap("context from the change", t.Context))
 	b.WriteString("No tools are available. Judge the finding from the change above and give your verdict; " +
 		"evidence items are checked against the repository (quote code exactly).")
 	return b.String()

@@ -15,8 +15,10 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/source"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -103,7 +105,9 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if ip.Mode == ModeChunked {
 		system = h.Prompts.IntentChunkedSystem(packs)
 	}
-	user, err := userMessage(r, files, ip.Mode == ModeChunked)
+	fence := untrusted.New()
+	system += "\n\n" + untrusted.Instructions(fence)
+	user, err := userMessage(r, files, ip.Mode == ModeChunked, fence)
 	if err != nil {
 		return pipeline.Permanent(err)
 	}
@@ -124,11 +128,12 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 
 // userMessage shows the model each file's diff on new-side line numbers;
 // in per-file mode it also shows the head-side content around the change.
-func userMessage(r store.Review, files []store.File, chunked bool) (string, error) {
+// Everything taken from the change is fenced.
+func userMessage(r store.Review, files []store.File, chunked bool, fence untrusted.Fence) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Repository: %s\nChange: %s..%s\n", r.Repo, short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
+	fmt.Fprintf(&b, "Repository: %s\nChange: %s..%s\n", redact.String(r.Repo), short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
 	if p := strings.TrimSpace(r.Purpose); p != "" {
-		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n<<<\n%s\n>>>\n", p)
+		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n%s", fence.Wrap("purpose", p))
 	}
 	for _, f := range files {
 		numbered, err := diff.NumberedText(f.Diff)
@@ -139,10 +144,10 @@ func userMessage(r store.Review, files []store.File, chunked bool) (string, erro
 		if f.OldPath != "" && f.OldPath != f.Path {
 			fmt.Fprintf(&b, " from %s", f.OldPath)
 		}
-		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n```\n%s```\n", f.Additions, f.Deletions, numbered)
+		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n%s", f.Additions, f.Deletions, fence.Wrap("diff of "+f.Path, numbered))
 		if !chunked && f.Content != nil {
-			fmt.Fprintf(&b, "\nHead version of %s (numbered):\n```\n%s```\n", f.Path,
-				source.Excerpt(*f.Content, f.ChangedLines, 30, 600))
+			fmt.Fprintf(&b, "\nHead version of %s (numbered):\n%s", f.Path,
+				fence.Wrap("head version of "+f.Path, source.Excerpt(*f.Content, f.ChangedLines, 30, 600)))
 		}
 	}
 	return b.String(), nil

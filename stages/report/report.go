@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/source"
@@ -91,7 +92,7 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	}
 
 	rep := &render.Report{
-		ToolVersion: Version, ReviewID: r.ID, Repo: r.Repo, BaseRef: r.BaseRef, HeadRef: r.HeadRef,
+		ToolVersion: Version, ReviewID: r.ID, Repo: redact.String(r.Repo), BaseRef: r.BaseRef, HeadRef: r.HeadRef, // a clone URL may carry a token
 		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: r.Status, Error: r.Error,
 		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, CreatedAt: r.CreatedAt,
 		Threshold:   cfg.Harness.ConfidenceThreshold,

@@ -20,6 +20,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/source"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -110,10 +111,11 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	}
 
 	model := cfg.LLM.ModelFor(review.StageVerify)
+	fence := untrusted.New()
 	var out reply
 	usage, err := h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageVerify), ItemKey: p.Item, Model: model},
-		llm.StructuredRequest{System: h.Prompts.VerifySystem(), User: userMessage(f, file),
+		llm.StructuredRequest{System: h.Prompts.VerifySystem() + "\n\n" + untrusted.Instructions(fence), User: userMessage(f, file, fence),
 			SchemaName: SchemaName, Schema: h.Prompts.Schema("verify"), Temperature: float32(cfg.LLM.Temperature)},
 		&out)
 	if err != nil {
@@ -137,14 +139,14 @@ func Apply(before float64, anchored bool, floor float64) (after float64, verdict
 	return min(before, floor), review.VerdictUnanchored
 }
 
-func userMessage(f review.Finding, file *store.File) string {
+func userMessage(f review.Finding, file *store.File, fence untrusted.Fence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Finding to verify:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence: %.2f\n- description: %s\n",
 		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
-	fmt.Fprintf(&b, "\nCited lines with context (head version of %s):\n```\n%s```\n", f.File,
-		source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 8)))
+	fmt.Fprintf(&b, "\nCited lines with context (head version of %s):\n%s", f.File,
+		fence.Wrap("head version of "+f.File, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 8))))
 	if numbered, err := diff.NumberedText(file.Diff); err == nil {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n```\n%s```\n", numbered)
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+f.File, numbered))
 	}
 	return b.String()
 }

@@ -1,0 +1,267 @@
+package redact
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// envLine is a .env / shell assignment at the start of a line: NAME=value,
+// also after a diff prefix and after the line numbers prompts put before
+// code ("  12 + NAME=…", "  12 | NAME=…", "12: NAME=…").
+var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// assignment is NAME = value, NAME: value, "NAME": "value", NAME := value
+// in code, YAML, JSON, TOML and the like. Group 1 is the name, 2 the
+// operator, 3 the value with its quotes.
+var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*(:=|=>|=|:)[ \t]*(?:\[\]byte\(|String\(|str\(|Buffer\.from\()?("(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`" + `|[^\s"'` + "`" + `,;#)}\]=<>][^\s"'` + "`" + `,;)}\]<>]*)`)
+
+// assignments finds secret values assigned to secret-looking names on one
+// line; low is the line in lower case. In a .env-style line any value that is not a placeholder counts;
+// elsewhere only strong values (long, mixed, high entropy) do.
+func assignments(l, low string) []hit {
+	if !hinted(low, nameHints) {
+		return nil
+	}
+	var hits []hit
+	if m := envLine.FindStringSubmatchIndex(l); m != nil {
+		name := l[m[2]:m[3]]
+		if kind := secretKind(name); kind != "" {
+			s, e := envValue(l, m[1])
+			if s < e && notPlaceholder(l[s:e]) {
+				hits = append(hits, hit{s, e, valueKind(kind, l[s:e])})
+			}
+		}
+	}
+	for _, m := range assignment.FindAllStringSubmatchIndex(l, -1) {
+		name, op := l[m[2]:m[3]], l[m[4]:m[5]]
+		kind := secretKind(name)
+		if kind == "" {
+			continue
+		}
+		s, e := m[6], m[7]
+		quoted := strings.ContainsRune("\"'`", rune(l[s]))
+		if quoted {
+			s, e = s+1, e-1
+		} else if op != ":" {
+			continue // code: only literals are values, not expressions
+		}
+		if s < e && strongValue(l[s:e]) {
+			hits = append(hits, hit{s, e, valueKind(kind, l[s:e])})
+		}
+	}
+	return hits
+}
+
+// envValue returns the bounds of the value of a .env line starting at i:
+// a quoted string's contents, or the text up to a " #" comment.
+func envValue(l string, i int) (int, int) {
+	rest := l[i:]
+	if rest == "" {
+		return i, i
+	}
+	if q := rest[0]; q == '"' || q == '\'' || q == '`' {
+		if j := strings.IndexByte(rest[1:], q); j >= 0 {
+			return i + 1, i + 1 + j
+		}
+		return i + 1, len(strings.TrimRight(l, " \t\r"))
+	}
+	end := len(rest)
+	if j := strings.Index(rest, " #"); j >= 0 {
+		end = j
+	}
+	v := strings.TrimRight(rest[:end], " \t\r")
+	return i, i + len(v)
+}
+
+// valueKind refines a name's kind by its value.
+func valueKind(kind, value string) string {
+	if kind == "aws-secret" && !awsSecretValue.MatchString(value) {
+		return "secret"
+	}
+	return kind
+}
+
+var awsSecretValue = regexp.MustCompile(`^[A-Za-z0-9/+=]{40}$`)
+
+// words splits an identifier into lower-case words at _ - . and at
+// camelCase boundaries: "AWS_SECRET_ACCESS_KEY", "awsSecretKey" and
+// "APIKey" give [aws secret access key], [aws secret key], [api key].
+func words(name string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, c := range rs {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			flush()
+			continue
+		case unicode.IsUpper(c) && len(cur) > 0:
+			prevLower := unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if prevLower || (unicode.IsUpper(rs[i-1]) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, c)
+	}
+	flush()
+	return out
+}
+
+// notSecretLast are last words of names that hold no secret even when an
+// earlier word says "token" or "secret": TOKEN_URL, secret_name, max_tokens.
+var notSecretLast = map[string]bool{
+	"url": true, "uri": true, "endpoint": true, "host": true, "path": true, "file": true, "dir": true,
+	"type": true, "name": true, "id": true, "ids": true, "len": true, "length": true, "size": true,
+	"count": true, "limit": true, "ttl": true, "expiry": true, "expires": true, "header": true,
+	"field": true, "param": true, "prefix": true, "format": true, "mode": true, "enabled": true,
+	"timeout": true, "tokens": true, "ref": true, "env": true, "var": true, "arn": true,
+	"version": true, "label": true, "policy": true, "provider": true, "store": true, "manager": true,
+}
+
+// notSecretKey are words before "key" that make a key an index, not a
+// secret: PRIMARY_KEY, cacheKey, publicKey.
+var notSecretKey = map[string]bool{
+	"primary": true, "foreign": true, "sort": true, "partition": true, "cache": true, "public": true,
+	"idempotency": true, "routing": true, "lookup": true, "map": true, "hash": true, "object": true,
+	"row": true, "group": true, "context": true, "ctx": true, "i18n": true, "translation": true,
+	"config": true, "metadata": true, "dedupe": true, "sharding": true, "shard": true, "redis": true,
+}
+
+// secretKind returns the kind of secret a name holds, or "" for a name
+// that holds none.
+func secretKind(name string) string {
+	ws := words(name)
+	if len(ws) == 0 || notSecretLast[ws[len(ws)-1]] {
+		return ""
+	}
+	has := map[string]bool{}
+	for _, w := range ws {
+		has[w] = true
+	}
+	last := ws[len(ws)-1]
+	switch {
+	case has["aws"] && has["secret"]:
+		return "aws-secret"
+	case has["azure"] && has["secret"]:
+		return "azure-client-secret"
+	case has["password"] || has["passwd"] || has["passphrase"] || (has["pwd"] && len(ws) > 1):
+		return "password"
+	case has["secret"] || has["secrets"] || has["token"] || has["apikey"] || has["credential"] || has["credentials"]:
+		return "secret"
+	case last == "key" && len(ws) > 1 && !notSecretKey[ws[len(ws)-2]]:
+		return "secret"
+	}
+	return ""
+}
+
+// placeholders are values that stand for a secret without being one.
+var placeholders = map[string]bool{
+	"changeme": true, "change_me": true, "change-me": true, "password": true, "passwd": true,
+	"secret": true, "token": true, "null": true, "nil": true, "none": true, "true": true,
+	"false": true, "todo": true, "tbd": true, "fixme": true, "example": true, "placeholder": true,
+	"dummy": true, "test": true, "redacted": true, "undefined": true, "empty": true, "default": true,
+}
+
+// notPlaceholder reports whether v looks like a real value rather than
+// a placeholder: changeme, <your-key>, ${VAR}, $VAR, {{ .Token }}, %s,
+// xxx, ****, EXAMPLE values.
+func notPlaceholder(v string) bool {
+	v = strings.TrimSpace(v)
+	low := strings.ToLower(v)
+	switch {
+	case v == "", placeholders[low], strings.Contains(v, markerPrefix):
+		return false
+	case strings.HasPrefix(v, "$"), strings.Contains(v, "${"), strings.Contains(v, "{{"),
+		strings.HasPrefix(v, "%"), strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"),
+		strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}"):
+		return false
+	case strings.Contains(low, "example"), strings.HasPrefix(low, "your"), strings.HasPrefix(low, "my-"),
+		strings.HasPrefix(low, "my_"), strings.Contains(low, "placeholder"), strings.Contains(low, "changeme"):
+		return false
+	case sameRune(low):
+		return false
+	}
+	return true
+}
+
+// sameRune reports a value made of one character repeated (xxxx, ****),
+// allowing separators (xxxx-xxxx).
+func sameRune(v string) bool {
+	var first rune
+	for _, c := range v {
+		if c == '-' || c == '_' || c == '.' {
+			continue
+		}
+		if first == 0 {
+			first = c
+		} else if c != first {
+			return false
+		}
+	}
+	return true
+}
+
+// strongValue reports whether a value assigned outside a .env file looks
+// like a credential: not a placeholder, at least 8 characters without
+// spaces, letters with digits or symbols, not a path or dotted
+// identifier, and an entropy of at least 2.5 bits per character.
+func strongValue(v string) bool {
+	if len(v) < 8 || !notPlaceholder(v) || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.Contains(v, "://") || dotted.MatchString(v) {
+		return false
+	}
+	var letter, other bool
+	for _, c := range v {
+		switch {
+		case unicode.IsLetter(c):
+			letter = true
+		case c != '_' && c != '-' && c != '.':
+			other = true
+		}
+	}
+	return letter && other && entropy(v) >= 2.5
+}
+
+// dotted matches identifiers and paths such as cfg.Token or a.b.c.
+var dotted = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z_][A-Za-z0-9_]*)+(?:\(\))?$`)
+
+// mixedToken filters sk-… candidates: a real key mixes letters and digits
+// at high entropy; "sk-learn-classifier-module" does not.
+func mixedToken(v string) bool {
+	var digit, letter bool
+	for _, c := range v {
+		digit = digit || unicode.IsDigit(c)
+		letter = letter || unicode.IsLetter(c)
+	}
+	return digit && letter && entropy(v) >= 3.5
+}
+
+// entropy is the Shannon entropy of s in bits per character.
+func entropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	freq := map[rune]float64{}
+	n := 0.0
+	for _, c := range s {
+		freq[c]++
+		n++
+	}
+	h := 0.0
+	for _, f := range freq {
+		p := f / n
+		h -= p * math.Log2(p)
+	}
+	return h
+}

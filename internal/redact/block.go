@@ -1,0 +1,181 @@
+package redact
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// block is a secret that spans lines: its value and the spans of each line
+// to replace with the value's marker.
+type block struct {
+	kind, value string
+	edits       []edit
+}
+
+// edit is the span [start, end) of line to replace.
+type edit struct{ line, start, end int }
+
+// maxBlockLines bounds how far a block is followed.
+const maxBlockLines = 400
+
+var (
+	pemBegin  = regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemEnd    = regexp.MustCompile(`-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{8,}`)
+	// yamlBlock is "name: |" or "name: >-" opening a YAML block scalar.
+	yamlBlock = regexp.MustCompile(`^(\s*)-?\s*([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*:\s*[|>][-+0-9]*\s*$`)
+	lit       = `"(?:[^"\\]|\\.)*"|'[^'\\]*'`
+	// assignHead is an assignment to a name whose value starts on the next
+	// line, or whose literal continues there ("…" +, "…" \, "…" .).
+	assignHead = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*(?::=|=|:)\s*(?:(` + lit + `)\s*)?([+.\\])?\s*$`)
+	// litLine is a line holding only a string literal, maybe continued.
+	litLine = regexp.MustCompile(`^\s*(?:\+\s*)?(` + lit + `)\s*([+.\\])?\s*[,;]?\s*$`)
+)
+
+// findBlocks finds the secrets that span lines: private-key blocks, YAML
+// block scalars under secret names, and assignments whose literal starts
+// on the next line or is concatenated over several lines.
+func findBlocks(lines []string) []block {
+	var out []block
+	for i := 0; i < len(lines); i++ {
+		var b *block
+		var next int
+		l := lines[i]
+		t := strings.TrimRight(l, " \t\r")
+		if t == "" {
+			continue
+		}
+		last := t[len(t)-1]
+		switch {
+		case strings.Contains(l, "PRIVATE KEY") && pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
+			b, next = pemBlock(lines, i)
+		case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
+			// Not the head of a block scalar or a continued assignment.
+		case yamlBlock.MatchString(l):
+			b, next = yamlScalar(lines, i)
+		case assignHead.MatchString(l):
+			b, next = continued(lines, i)
+		}
+		if b != nil {
+			out = append(out, *b)
+			i = next - 1
+		}
+	}
+	return out
+}
+
+func pemBlock(lines []string, i int) (*block, int) {
+	b := &block{kind: "private-key"}
+	var val strings.Builder
+	j := i + 1
+	for ; j < len(lines) && j <= i+maxBlockLines; j++ {
+		l := lines[j]
+		stop := len(l)
+		end := pemEnd.FindStringIndex(l)
+		if end != nil {
+			stop = end[0]
+		}
+		if strings.Contains(l, markerPrefix) {
+			stop = 0 // already redacted
+		}
+		for _, m := range base64Run.FindAllStringIndex(l[:stop], -1) {
+			val.WriteString(l[m[0]:m[1]])
+			b.edits = append(b.edits, edit{j, m[0], m[1]})
+		}
+		if end != nil {
+			j++
+			break
+		}
+	}
+	b.value = val.String()
+	if len(b.value) < 16 {
+		return nil, i + 1
+	}
+	return b, j
+}
+
+func yamlScalar(lines []string, i int) (*block, int) {
+	m := yamlBlock.FindStringSubmatchIndex(lines[i])
+	kind := secretKind(lines[i][m[4]:m[5]])
+	if kind == "" {
+		return nil, i + 1
+	}
+	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+	b := &block{kind: kind}
+	var parts []string
+	j := i + 1
+	for ; j < len(lines) && j <= i+maxBlockLines; j++ {
+		l := lines[j]
+		body := strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		lead := len(body) - len(strings.TrimLeft(body, " \t"))
+		if lead <= indent {
+			break
+		}
+		parts = append(parts, body[lead:])
+		b.edits = append(b.edits, edit{j, lead, len(body)})
+	}
+	b.value = strings.Join(parts, "\n")
+	if len(b.edits) == 0 || !notPlaceholder(b.value) || len(b.value) < 8 {
+		return nil, i + 1
+	}
+	return b, j
+}
+
+func continued(lines []string, i int) (*block, int) {
+	m := assignHead.FindStringSubmatchIndex(lines[i])
+	kind := secretKind(lines[i][m[2]:m[3]])
+	hasLit, more := m[4] >= 0, m[6] >= 0
+	if kind == "" || (hasLit && !more) {
+		return nil, i + 1
+	}
+	b := &block{kind: kind}
+	var val strings.Builder
+	if hasLit {
+		val.WriteString(lines[i][m[4]+1 : m[5]-1])
+		b.edits = append(b.edits, edit{i, m[4] + 1, m[5] - 1})
+	}
+	j := i + 1
+	for ; j < len(lines) && j <= i+maxBlockLines; j++ {
+		lm := litLine.FindStringSubmatchIndex(lines[j])
+		if lm == nil {
+			break
+		}
+		val.WriteString(lines[j][lm[2]+1 : lm[3]-1])
+		b.edits = append(b.edits, edit{j, lm[2] + 1, lm[3] - 1})
+		if lm[4] < 0 {
+			j++
+			break
+		}
+	}
+	b.value = val.String()
+	continuation := len(b.edits)
+	if hasLit {
+		continuation-- // the head's own literal
+	}
+	// Without a literal on a following line this is a one-line
+	// assignment, which assignments() judges.
+	if continuation == 0 || !strongValue(b.value) {
+		return nil, i + 1
+	}
+	return b, j
+}
+
+// apply writes marker over the block's spans in lines, each line's spans
+// shifted by its prefix length off.
+func (b block) apply(lines []string, off []int, marker string) {
+	edits := append([]edit(nil), b.edits...)
+	sort.Slice(edits, func(x, y int) bool {
+		if edits[x].line != edits[y].line {
+			return edits[x].line < edits[y].line
+		}
+		return edits[x].start > edits[y].start
+	})
+	for _, e := range edits {
+		l, o := lines[e.line], off[e.line]
+		lines[e.line] = l[:o+e.start] + marker + l[o+e.end:]
+	}
+}

@@ -1,0 +1,172 @@
+package redact
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestRules gives every rule of the table at least one case in each format
+// it is meant for; a new rule without a case fails TestRulesCovered.
+func TestRules(t *testing.T) {
+	for _, c := range ruleCases {
+		t.Run(c.kind+"/"+c.name, func(t *testing.T) {
+			out := String(c.in)
+			if strings.Contains(out, c.value) {
+				t.Errorf("value %q survived: %s", c.value, out)
+			}
+			if want := "[REDACTED:" + c.kind + ":1]"; !strings.Contains(out, want) {
+				t.Errorf("want %s in %s", want, out)
+			}
+		})
+	}
+}
+
+func TestRulesCovered(t *testing.T) {
+	have := map[string]bool{}
+	for _, c := range ruleCases {
+		have[c.kind] = true
+	}
+	for _, r := range Rules {
+		if !have[r.Kind] {
+			t.Errorf("rule %s has no case in ruleCases", r.Kind)
+		}
+	}
+}
+
+var ruleCases = []struct{ kind, name, in, value string }{
+	{"private-key", "json-escaped", `"key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n"`, "MIIEvQIBADANBgkqhkiG9w0B"},
+	{"private-key", "pem", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nBG5vbmUAAAAEbm9uZQAAAAAA\n-----END OPENSSH PRIVATE KEY-----\n", "b3BlbnNzaC1rZXktdjEAAAAA"},
+	{"gcp-private-key", "json", `"private_key": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"`, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"},
+	{"gcp-private-key-id", "json", `"private_key_id": "e8a5b29685c3074052c4d8f2d48344f80b39307f",`, "e8a5b29685c3074052c4d8f2d48344f80b39307f"},
+	{"aws-access-key-id", "go", `id := "AKIA5XRILAV5FVCYK43K"`, "AKIA5XRILAV5FVCYK43K"},
+	{"aws-access-key-id", "temporary", `ASIAKPDHIEYGSNO2FRNZ`, "ASIAKPDHIEYGSNO2FRNZ"},
+	{"aws-secret", "ini", `aws_secret_access_key = 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`, "JRfza0hW/rdE2oapzzQbkrck+z1iYylswfgItIep"},
+	{"aws-secret", "env", `AWS_SECRET_ACCESS_KEY=JRfza0hW/rdE2oapzzQbkrck+z1iYylswfgItIep`, "JRfza0hW/rdE2oapzzQbkrck+z1iYylswfgItIep"},
+	{"aws-secret", "yaml", `  aws_secret_key: "JRfza0hW/rdE2oapzzQbkrck+z1iYylswfgItIep"`, "JRfza0hW/rdE2oapzzQbkrck+z1iYylswfgItIep"},
+	{"azure-storage-key", "conn", `AccountName=a;AccountKey=9f9lI0lqe78u1tmqop0Yg/Z/hUJAX5zF89lYiQP/Mr0P==;`, "9f9lI0lqe78u1tmqop0Yg/Z/hUJAX5zF89lYiQP/Mr0P=="},
+	{"azure-storage-key", "servicebus", `Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=9f9lI0lqe78u1tmqop0Yg/Z/hUJAX5zF89lY=`, "9f9lI0lqe78u1tmqop0Yg/Z/hUJAX5zF89lY="},
+	{"azure-sas", "url", `https://a.blob.core.windows.net/c?sv=2022&sig=6kJRbiVnfdnbq14TCwwJXT6egTATB8ldpKjGK2AxSQm%3D`, "6kJRbiVnfdnbq14TCwwJXT6egTATB8ldpKjGK2AxSQm%3D"},
+	{"azure-sas", "conn", `SharedAccessSignature=sv=2022&sig=6kJRbiVnfdnbq14TCwwJXT6egTATB8ld`, "6kJRbiVnfdnbq14TCwwJXT6egTATB8ld"},
+	{"azure-client-secret", "literal", `secret := "5Ow8Q~-0euOJ6LK32nhTC0HU5Vi0-xipP2~cN3kX"`, "5Ow8Q~-0euOJ6LK32nhTC0HU5Vi0-xipP2~cN3kX"},
+	{"azure-client-secret", "env", `AZURE_CLIENT_SECRET=abc.def-ghi_jkl`, "abc.def-ghi_jkl"},
+	{"github-token", "ghp", `token = "ghp_3Tz85pkNGcVx2RHLKXSf3wh34LxCnzm8KVby"`, "ghp_3Tz85pkNGcVx2RHLKXSf3wh34LxCnzm8KVby"},
+	{"github-token", "url", `https://x-access-token:ghs_ysNa9ZwsjEJri9fVJsSheACjTJWYyL4ZkQTr@github.com/o/r.git`, "ghs_ysNa9ZwsjEJri9fVJsSheACjTJWYyL4ZkQTr"},
+	{"github-token", "fine-grained", `github_pat_8qIe8PbLL4BItHHIP6Ye4P_KI9teUoUiggSFDdF4OUdRMbxp4`, "github_pat_8qIe8PbLL4BItHHIP6Ye4P_KI9teUoUiggSFDdF4OUdRMbxp4"},
+	{"gitlab-token", "glpat", `PRIVATE-TOKEN: glpat-EJIEbTXevfYuaD9CLjyE`, "glpat-EJIEbTXevfYuaD9CLjyE"},
+	{"slack-token", "bot", `"xoxb-21537233110-111510783513-aqWHRmaCq8Nb9gHZAd5qE2uM"`, "xoxb-21537233110-111510783513-aqWHRmaCq8Nb9gHZAd5qE2uM"},
+	{"slack-token", "user", `xoxp-21537233110-aqWHRmaCq8Nb`, "xoxp-21537233110-aqWHRmaCq8Nb"},
+	{"slack-webhook", "url", `https://hooks.slack.com/services/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`, "T0000AAAA/B0000BBBB/aqWHRmaCq8Nb9gHZAd5qE2uM"},
+	{"stripe-key", "secret", `Stripe.api_key = 'sk_live_3oOdRritcZlwY5z7a46t92gb'`, "sk_live_3oOdRritcZlwY5z7a46t92gb"},
+	{"stripe-key", "restricted", `rk_live_uCpAMuFKw415zBnfrtDDN7KD`, "rk_live_uCpAMuFKw415zBnfrtDDN7KD"},
+	{"openai-key", "legacy", `client = OpenAI(api_key="sk-CylvzdufkuIbmnTxQ5i8OfvC9MMW84QUynSIXvebQJAEo3Uu")`, "sk-CylvzdufkuIbmnTxQ5i8OfvC9MMW84QUynSIXvebQJAEo3Uu"},
+	{"openai-key", "project", `Authorization: Bearer sk-proj-m7aKAjCbOfltQumZYXrTTIzPXxwvbNcJ92lIKs59DwQs`, "sk-proj-m7aKAjCbOfltQumZYXrTTIzPXxwvbNcJ92lIKs59DwQs"},
+	{"jwt", "header", `Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U`, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+	{"url-password", "postgres", `DATABASE_URL=postgres://app:3JVkHQ2w81rmkRvQ@db:5432/app`, "3JVkHQ2w81rmkRvQ"},
+	{"url-password", "amqp", `amqp://guest:s3cr3t-Pa55@rabbit/`, "s3cr3t-Pa55"},
+	{"url-token", "query", `GET https://api.example.net/v1/items?page=2&access_token=bVp2fmaWzTaUEb23TRdV HTTP/1.1`, "bVp2fmaWzTaUEb23TRdV"},
+	{"bearer-token", "header", `req.Header.Set("Authorization", "Bearer 7f3a9c2e41b8d6f0a5e3c1b9d7f2a4e6")`, "7f3a9c2e41b8d6f0a5e3c1b9d7f2a4e6"},
+	{"basic-auth", "header", `Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l`, "YWxhZGRpbjpvcGVuc2VzYW1l"},
+	{"password", "ado", `Server=db;Database=app;User Id=sa;Password=3JVkHQ2w81rmkRvQ;`, "3JVkHQ2w81rmkRvQ"},
+	{"password", "env", `DB_PASSWORD=hunter2`, "hunter2"},
+	{"password", "yaml", `  password: "Zq8#rT4!mW2p"`, "Zq8#rT4!mW2p"},
+	{"password", "go-const", `const adminPassword = "Zq8#rT4!mW2p"`, "Zq8#rT4!mW2p"},
+	{"secret", "env-export", `export API_TOKEN='bVp2fmaWzTaUEb23'`, "bVp2fmaWzTaUEb23"},
+	{"secret", "json", `{"api_key": "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"}`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
+	{"secret", "go", `var signingKey = []byte("bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ")`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
+	{"secret", "toml", `client_secret = "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
+	{"secret", "diff-added", `+WEBHOOK_SECRET=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"secret", "numbered-diff", `   2 + API_TOKEN=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"secret", "numbered-source", `   12 | API_TOKEN=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
+	{"password", "read-file", `3: DB_PASSWORD=hunter2`, "hunter2"},
+	{"secret", "diff-removed", `-  "authToken": "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ",`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
+}
+
+// TestNotSecrets lists lines that must come out unchanged.
+func TestNotSecrets(t *testing.T) {
+	for _, in := range []string{
+		`commit 5e8e97b3c1d2a4f6e8b0c2d4e6f8a0b2c4d6e8f0`,
+		`id := uuid.MustParse("550e8400-e29b-41d4-a716-446655440000")`,
+		`token := r.Header.Get("Authorization")`,
+		`password := cfg.Password`,
+		`if token == "" {`,
+		`apiKey: ${API_KEY}`,
+		`API_KEY=<your-key>`,
+		`API_KEY=changeme`,
+		`API_KEY=xxx`,
+		`aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`,
+		`url: postgres://user:password@localhost/db`,
+		`fmt.Sprintf("postgres://%s:%s@%s/%s", u, p, h, d)`,
+		`tokenizer := newTokenizer()`,
+		`max_tokens: 4096`,
+		`TOKEN_URL=https://example.net/token`,
+		`log.Printf("invalid token: %v", err)`,
+		`PRIMARY_KEY=id`,
+		`sk-learn-style-classifier-name`,
+		`"integrity": "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQuwi5n9y7ulqCdNUE5ewtpOGoK+uG2Q8rw/xrVfVXtZ8qfSkQ=="`,
+		`sum := "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`,
+		`API_KEY=[REDACTED:secret:1]`,
+		`url := "https://example.net/search?q=golang&token=${TOKEN}"`,
+		`// Send the Bearer token in the Authorization header.`,
+		`header := "Bearer " + token`,
+	} {
+		if out := String(in); out != in {
+			t.Errorf("changed:\n in: %s\nout: %s", in, out)
+		}
+	}
+}
+
+// TestStableMarkers checks that one value gets one marker across texts,
+// diffs and kinds, and that redacting twice changes nothing.
+func TestStableMarkers(t *testing.T) {
+	r := New()
+	a := r.Text("GITHUB_TOKEN=ghp_3Tz85pkNGcVx2RHLKXSf3wh34LxCnzm8KVby\nDB_PASSWORD=hunter22\n")
+	b := r.Diff("@@ -1 +1 @@\n-x\n+token := \"ghp_3Tz85pkNGcVx2RHLKXSf3wh34LxCnzm8KVby\"\n")
+	if !strings.Contains(a, "[REDACTED:github-token:1]") || !strings.Contains(b, "[REDACTED:github-token:1]") {
+		t.Errorf("markers differ:\n%s\n%s", a, b)
+	}
+	if again := r.Text(a); again != a {
+		t.Errorf("second redaction changed the text:\n%s\n%s", a, again)
+	}
+	if r.Found() != 3 {
+		t.Errorf("Found = %d, want 3", r.Found())
+	}
+}
+
+// TestDiffKeepsPrefixes checks a private key added in a diff: each line
+// keeps its '+', the line count is unchanged.
+func TestDiffKeepsPrefixes(t *testing.T) {
+	in := "@@ -0,0 +1,4 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n+/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2y\n+-----END RSA PRIVATE KEY-----\n"
+	out := New().Diff(in)
+	want := "@@ -0,0 +1,4 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+[REDACTED:private-key:1]\n+[REDACTED:private-key:1]\n+-----END RSA PRIVATE KEY-----\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	r := New()
+	var wg sync.WaitGroup
+	outs := make([]string, 8)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = r.Text("API_TOKEN=bVp2fmaWzTaUEb23\n")
+		}()
+	}
+	wg.Wait()
+	for _, o := range outs {
+		if o != outs[0] {
+			t.Fatalf("markers differ between goroutines: %q %q", o, outs[0])
+		}
+	}
+}
+
+func TestReserveAvoidsTakenNumbers(t *testing.T) {
+	r := New()
+	r.Reserve("already [REDACTED:github-token:3] here")
+	if got := r.Text("ghp_ZMvaBhnoCru0ftOsgHYdbyXJZBFwTXpKVeBP"); got != "[REDACTED:github-token:4]" {
+		t.Errorf("got %s, want number 4", got)
+	}
+}

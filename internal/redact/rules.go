@@ -1,0 +1,72 @@
+package redact
+
+import "regexp"
+
+// Rule is one kind of secret found on a single line: a pattern whose
+// group Group is the secret value, and an optional filter of candidate
+// values. Multi-line secrets (private-key blocks, YAML block scalars,
+// values continued on the next line) and assignments to secret-looking
+// names are found by code in block.go and assign.go, listed at the end of
+// the table for completeness.
+type Rule struct {
+	// Kind names the secret in its marker: [REDACTED:Kind:N].
+	Kind string
+	// Pattern matches on one line; Group is the submatch holding the value.
+	Pattern *regexp.Regexp
+	Group   int
+	// Valid filters a matched value; nil accepts every match.
+	Valid func(value string) bool
+	// Hints are lower-case strings one of which a line must contain for
+	// the pattern to be tried: a cheap filter, most lines have none.
+	Hints []string
+}
+
+// Rules is the single table of line patterns, most specific first: where
+// two rules match overlapping text, the earlier one wins.
+var Rules = []Rule{
+	// An inline PEM block (JSON's private_key with \n escapes, a one-line
+	// string literal): everything between the armour lines.
+	{Kind: "private-key", Group: 1, Pattern: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(.+?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), Hints: []string{"private key"}},
+	// GCP service-account JSON.
+	{Kind: "gcp-private-key", Group: 1, Pattern: regexp.MustCompile(`"private_key"\s*:\s*"([^"]{16,})"`), Hints: []string{"private_key"}},
+	{Kind: "gcp-private-key-id", Group: 1, Pattern: regexp.MustCompile(`"private_key_id"\s*:\s*"([A-Za-z0-9]{16,})"`), Hints: []string{"private_key_id"}},
+	// AWS access key ids (long-term AKIA, temporary ASIA and the other
+	// documented prefixes).
+	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z2-7]{16})\b`), Valid: notPlaceholder, Hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "asca"}},
+	// AWS secret access keys assigned to aws_secret* names in any style.
+	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`(?i)aws_?secret[A-Za-z0-9_]*["']?\s*(?::=|=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Valid: notPlaceholder, Hints: []string{"secret"}},
+	// Azure storage connection strings and SAS tokens.
+	{Kind: "azure-storage-key", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`), Hints: []string{"accountkey=", "sharedaccesskey="}},
+	{Kind: "azure-sas", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:SharedAccessSignature=|[?&;]|\b)sig=([A-Za-z0-9%+/=]{20,})`), Hints: []string{"sig="}},
+	// Azure AD client secrets (the current format with "Q~" in place 4-5).
+	{Kind: "azure-client-secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`), Hints: []string{"q~"}},
+	// GitHub tokens: personal, OAuth, user-to-server, server-to-server,
+	// refresh, and fine-grained personal tokens.
+	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
+	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(github_pat_[A-Za-z0-9_]{22,255})\b`), Hints: []string{"github_pat_"}},
+	{Kind: "gitlab-token", Group: 1, Pattern: regexp.MustCompile(`\b(gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,})`), Hints: []string{"gl"}},
+	{Kind: "slack-token", Group: 1, Pattern: regexp.MustCompile(`\b(xox[abprs]-[A-Za-z0-9\-]{10,})`), Hints: []string{"xox"}},
+	{Kind: "slack-webhook", Group: 1, Pattern: regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9/]{20,})`), Hints: []string{"hooks.slack.com"}},
+	{Kind: "stripe-key", Group: 1, Pattern: regexp.MustCompile(`\b((?:sk|rk)_live_[A-Za-z0-9]{16,})\b`), Hints: []string{"_live_"}},
+	// OpenAI keys: legacy sk-…, project sk-proj-…, service-account and
+	// admin keys.
+	{Kind: "openai-key", Group: 1, Pattern: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`), Valid: mixedToken, Hints: []string{"sk-"}},
+	// JSON Web Tokens: base64url header and payload that both start "{".
+	{Kind: "jwt", Group: 1, Pattern: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`), Hints: []string{"eyj"}},
+	// user:password@host in any URL.
+	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"]*:([^\s@/'"]+)@`), Valid: notPlaceholder, Hints: []string{"://"}},
+	// Password=…; in ADO.NET, ODBC and JDBC connection strings.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:^|[;\s"'?&])(?:password|pwd)=([^;'"\s&]+)`), Valid: notPlaceholder, Hints: []string{"password=", "pwd="}},
+	// Credentials in query strings: ?access_token=…&api_key=….
+	{Kind: "url-token", Group: 1, Pattern: regexp.MustCompile(`(?i)[?&](?:access_token|auth_token|token|api_key|apikey|client_secret|secret|password|sig|signature)=([^&\s"'#]+)`), Valid: strongValue, Hints: []string{"token=", "key=", "secret=", "password=", "sig=", "signature="}},
+	// HTTP authorization headers of any provider.
+	{Kind: "bearer-token", Group: 1, Pattern: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), Valid: strongValue, Hints: []string{"bearer"}},
+	{Kind: "basic-auth", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}=*)`), Valid: notPlaceholder, Hints: []string{"basic"}},
+	// Not patterns, for the record — found by code:
+	//   private-key  -----BEGIN … PRIVATE KEY----- blocks over several lines (block.go)
+	//   secret, password, aws-secret, azure-client-secret
+	//                assignments to secret-looking names: .env lines
+	//                (any value that is not a placeholder), YAML, JSON and
+	//                source (strong values only), including block scalars
+	//                and values continued on the next lines (assign.go)
+}

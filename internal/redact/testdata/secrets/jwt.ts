@@ -1,0 +1,2 @@
+const session = "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.eyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJuYW1lIjogIkpvIiwgImlhdCI6IDE1MTYyMzkwMjJ9.VhVZ73ymvkTHF8xbQCwdhzRKqQMYejZF67fOwszWtWe";
+fetch(url, { headers: { Authorization: `Bearer eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.eyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJuYW1lIjogIkpvIiwgImlhdCI6IDE1MTYyMzkwMjJ9.VhVZ73ymvkTHF8xbQCwdhzRKqQMYejZF67fOwszWtWe` } });

@@ -1,0 +1,6 @@
+package tlsdemo
+
+const serverKey = `-----BEGIN EC PRIVATE KEY-----
+HZOCA7RIcLOVFNz3kbJDw44rRgHY31SCvHHihPPE/19SxSwpsvpRsrVRVHoU4chT
+7rJI6Bj1kEFMyw+bZM55EU5pO3NL0GBzggr8NSrUr+IekhEUF8Wp3fJJAnvjSscN
+-----END EC PRIVATE KEY-----`

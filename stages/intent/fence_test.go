@@ -1,0 +1,51 @@
+package intent
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// TestUserMessageFencesInjection puts each case of the injection corpus in
+// the purpose, the diff and the content of a file: each lands inside
+// exactly one fence, which the text cannot close, and nothing follows the
+// last fence but the message's own text.
+func TestUserMessageFencesInjection(t *testing.T) {
+	corpus, _ := filepath.Glob("../../internal/untrusted/testdata/injection/*")
+	if len(corpus) == 0 {
+		t.Fatal("injection corpus not found")
+	}
+	for _, p := range corpus {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			var diffText strings.Builder
+			diffText.WriteString("diff --git a/x.txt b/x.txt\nnew file mode 100644\n--- /dev/null\n+++ b/x.txt\n")
+			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+			diffText.WriteString("@@ -0,0 +1," + strconv.Itoa(len(lines)) + " @@\n")
+			for _, l := range lines {
+				diffText.WriteString("+" + l + "\n")
+			}
+			f := store.File{Path: "x.txt", Change: "added", Diff: diffText.String(), Content: &text, ChangedLines: []int{1}}
+			fence := untrusted.New()
+			msg, err := userMessage(store.Review{Repo: "r", Purpose: text}, []store.File{f}, false, fence)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(msg, fence.Close()); n != 3 {
+				t.Fatalf("%d closing lines, want 3 (purpose, diff, content):\n%s", n, msg)
+			}
+			if n := strings.Count(msg, "UNTRUSTED-"+fence.ID()); n != 6 {
+				t.Errorf("fence id appears %d times, want 6", n)
+			}
+		})
+	}
+}
