@@ -38,13 +38,17 @@ type Review struct {
 	SkippedStages []string
 	Config        json.RawMessage
 	Error         string
-	LLMCalls      int
-	TokensIn      int64
-	TokensOut     int64
-	CreatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
-	DeadlineAt    time.Time
+	// Incomplete marks a done review some of whose items failed;
+	// FailedItems counts them (for done and failed reviews alike).
+	Incomplete  bool
+	FailedItems int
+	LLMCalls    int
+	TokensIn    int64
+	TokensOut   int64
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+	DeadlineAt  time.Time
 }
 
 // File is one file of a review's change.
@@ -167,7 +171,7 @@ func nonNilStrings(v []string) []string {
 }
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
-	snapshot, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
+	snapshot, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at`
 
 func scanReview(row pgx.Row) (Review, error) {
@@ -175,7 +179,7 @@ func scanReview(row pgx.Row) (Review, error) {
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
-		&r.Error, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
+		&r.Error, &r.Incomplete, &r.FailedItems, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
 		&r.FinishedAt, &r.DeadlineAt)
 	r.Stage = review.Stage(stage)
 	return r, translate(err)
@@ -212,7 +216,8 @@ func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
 // whether the review was still running.
 func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `
-		UPDATE reviews SET status = 'failed', error = $2, finished_at = now()
+		UPDATE reviews SET status = 'failed', error = $2, finished_at = now(),
+		       failed_items = (SELECT count(*) FROM stage_items WHERE review_id = $1 AND status = 'failed')
 		WHERE id = $1 AND status IN ('queued', 'running')`, id, reason)
 	if err != nil {
 		return false, fmt.Errorf("fail review %s: %w", id, err)
