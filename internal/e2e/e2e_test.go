@@ -283,8 +283,8 @@ func TestAllLLMCallsFailing(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, func(context.Context, openaiRequest) llmfake.Reply { return llmfake.Fail(500, "boom") }, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
-		t.Fatalf("status %s: %s", r.Status, r.Error)
+	if r.Status != store.StatusFailed {
+		t.Fatalf("a review that reviewed nothing ended %s: %s", r.Status, r.Error)
 	}
 	failed, err := f.sub.Store.FailedItems(context.Background(), r.ID)
 	if err != nil || len(failed) == 0 {

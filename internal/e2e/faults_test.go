@@ -50,16 +50,17 @@ func TestRateLimitedTasksDoNotCountAsFailures(t *testing.T) {
 }
 
 // Replies that are not JSON at all get one repair attempt, then fail their
-// item with the reason; the review still completes and says why.
-func TestGarbageRepliesFailItemsNotTheReview(t *testing.T) {
+// item with the reason. When every intent item failed nothing was
+// reviewed: the review fails, and its report says why.
+func TestGarbageRepliesFailItemsAndNothingReviewedFailsTheReview(t *testing.T) {
 	t.Parallel()
 	garbage := func(context.Context, openaiRequest) llmfake.Reply {
 		return llmfake.Text("Sure! Here are my thoughts: the code looks fine overall.")
 	}
 	f := newFleet(t, garbage, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
-		t.Fatalf("status %s: %s", r.Status, r.Error)
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no intent item could be reviewed: 3 of 3 failed") || r.FailedItems != 3 {
+		t.Fatalf("status %s (%d failed items): %s", r.Status, r.FailedItems, r.Error)
 	}
 	ctx := context.Background()
 	failed, _ := f.sub.Store.FailedItems(ctx, r.ID)
