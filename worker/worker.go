@@ -47,7 +47,7 @@ type Worker struct {
 
 // handlerDrainTimeout bounds how long Run waits, after cancelling them,
 // for handlers to return.
-const handlerDrainTimeout = 35 * time.Second
+const handlerDrainTimeout = 15 * time.Second
 
 // New builds a worker serving every stage in handlers through p.
 func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
