@@ -22,7 +22,9 @@ import (
 // nothing was reviewed — and the report says why.
 func TestProviderRefusingEveryCallFailsTheReview(t *testing.T) {
 	t.Parallel()
-	refuse := func(context.Context, openaiRequest) llmfake.Reply { return llmfake.Fail(401, "Incorrect API key provided") }
+	refuse := func(context.Context, openaiRequest) llmfake.Reply {
+		return llmfake.Fail(401, "Incorrect API key provided")
+	}
 	f := newFleet(t, refuse, func(c *config.Config) { c.Worker.MaxRetry = 4 })
 	r := f.review(t, demoRepo(t))
 	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no intent item could be reviewed") || !strings.Contains(r.Error, "401") {
