@@ -13,6 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -238,4 +239,42 @@ func mentions(req openaiRequest, s string) bool {
 		}
 	}
 	return false
+}
+
+// A task asynq archived while its item is still pending (a lease lost on
+// the last attempt) is not the item's fault: the reconciler runs it again
+// instead of failing the item.
+func TestArchivedTaskOfAPendingItemRunsAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := openFleet(t, demo.Handler, func(c *config.Config) { c.Scheduler.RequeueAfter = 0 })
+	id, err := f.sub.Submit(ctx, demoRepo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := f.sub.Store.ListItems(ctx, id, review.StageIntent)
+	if err != nil || len(items) == 0 {
+		t.Fatalf("items: %v %v", items, err)
+	}
+	queue, task := pipeline.Queue(review.StageIntent), pipeline.TaskID(id, review.StageIntent, items[0].Key)
+	if err := f.sub.Inspector.ArchiveTask(queue, task); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := f.sub.Reconciler().RunOnce(ctx)
+	if err != nil || stats.Archived != 1 {
+		t.Fatalf("reconcile: %+v %v", stats, err)
+	}
+	if it, _ := f.sub.Store.GetItem(ctx, id, review.StageIntent, items[0].Key); it.Status != store.ItemPending {
+		t.Fatalf("item after reconcile: %+v", it)
+	}
+	if info, err := f.sub.Inspector.GetTaskInfo(queue, task); err != nil || info.State.String() != "pending" {
+		t.Fatalf("task after reconcile: %+v %v", info, err)
+	}
+	f.startWorker(t)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, 2*time.Minute)
+	if err != nil || r.Status != store.StatusDone || r.FailedItems != 0 {
+		t.Fatalf("review: %s (%d failed) %v", r.Status, r.FailedItems, err)
+	}
 }
