@@ -290,10 +290,7 @@ func TestAllLLMCallsFailing(t *testing.T) {
 	if err != nil || len(failed) == 0 {
 		t.Fatalf("expected failed intent items, got %v %v", failed, err)
 	}
-	rep, err := f.sub.Store.GetReport(context.Background(), r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := failureReport(t, f.sub.Store, r.ID)
 	if !contains(rep.Markdown, "500") {
 		t.Errorf("the report does not say why items failed:\n%s", rep.Markdown)
 	}

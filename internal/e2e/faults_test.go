@@ -71,7 +71,7 @@ func TestGarbageRepliesFailItemsAndNothingReviewedFailsTheReview(t *testing.T) {
 	if len(calls) != 6 {
 		t.Errorf("%d calls, want 2 per intent item (the reply and one repair)", len(calls))
 	}
-	rep, _ := f.sub.Store.GetReport(ctx, r.ID)
+	rep := failureReport(t, f.sub.Store, r.ID)
 	var doc struct {
 		FailedItems []struct {
 			Stage string `json:"stage"`

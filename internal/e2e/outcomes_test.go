@@ -36,10 +36,7 @@ func TestProviderRefusingEveryCallFailsTheReview(t *testing.T) {
 	if len(calls) != 3 {
 		t.Errorf("%d calls for 3 intent items: a permanent error must not be retried", len(calls))
 	}
-	rep, err := f.sub.Store.GetReport(ctx, r.ID)
-	if err != nil {
-		t.Fatalf("no failure report: %v", err)
-	}
+	rep := failureReport(t, f.sub.Store, r.ID)
 	if !strings.Contains(rep.Markdown, "> **FAILED:** no intent item could be reviewed") {
 		t.Errorf("the report does not open with the failure:\n%s", rep.Markdown)
 	}
@@ -276,5 +273,26 @@ func TestArchivedTaskOfAPendingItemRunsAgain(t *testing.T) {
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, 2*time.Minute)
 	if err != nil || r.Status != store.StatusDone || r.FailedItems != 0 {
 		t.Fatalf("review: %s (%d failed) %v", r.Status, r.FailedItems, err)
+	}
+}
+
+// failureReport waits for the report the pipeline stores just after it
+// fails a review (progress.Wait may see the failure first).
+func failureReport(t *testing.T, st *store.Store, id string) store.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rep, err := st.GetReport(ctx, id)
+		if err == nil {
+			return rep
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no failure report for %s: %v", id, err)
+		case <-tick.C:
+		}
 	}
 }
