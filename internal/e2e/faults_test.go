@@ -118,8 +118,9 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 }
 
 // An expert whose model keeps failing is retried; the last attempt stores
-// the run with stop reason "error" and leaves the finding's confidence as
-// it was.
+// the run with stop reason "error", leaves the finding's confidence as it
+// was and fails the item. With every expert item failed, nothing was
+// investigated: the review fails.
 func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	t.Parallel()
 	failing := func(ctx context.Context, req openaiRequest) llmfake.Reply {
@@ -130,7 +131,7 @@ func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	}
 	f := newFleet(t, failing, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no expert item could be reviewed: 4 of 4 failed") || !strings.Contains(r.Error, "500") {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()
