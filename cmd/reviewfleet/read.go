@@ -82,7 +82,7 @@ func printFailedItems(ctx context.Context, st *store.Store, r store.Review, stdo
 		return err
 	}
 	if r.Incomplete {
-		fmt.Fprintf(stdout, "INCOMPLETE: %d items could not be reviewed\n", len(failed))
+		fmt.Fprintf(stdout, "INCOMPLETE: items not reviewed: %d\n", len(failed))
 	} else {
 		fmt.Fprintf(stdout, "failed items: %d\n", len(failed))
 	}

@@ -118,7 +118,7 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 			}
 			status := r.Status
 			if r.Incomplete {
-				status = fmt.Sprintf("%s, INCOMPLETE (%d items could not be reviewed)", status, r.FailedItems)
+				status = fmt.Sprintf("%s, INCOMPLETE (items not reviewed: %d)", status, r.FailedItems)
 			}
 			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, status, elapsed)
 			return r, nil
