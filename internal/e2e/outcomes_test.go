@@ -148,6 +148,17 @@ func TestShutdownOnTheLastAttemptGivesWorkBack(t *testing.T) {
 	if r, _ := f.sub.Store.GetReview(ctx, id); r.Status != store.StatusRunning {
 		t.Fatalf("review %s after the shutdown: %s", r.Status, r.Error)
 	}
+	// Run returned only after its handlers did: they completed their
+	// call records while the pool was still open.
+	calls, _ := f.sub.Store.ListLLMCalls(ctx, id)
+	if len(calls) == 0 {
+		t.Fatal("no call recorded")
+	}
+	for _, c := range calls {
+		if c.Status == store.LLMCallStarted {
+			t.Errorf("call %d left started by a clean shutdown", c.ID)
+		}
+	}
 	// The interrupted tasks went back to their queue (or, failing that, the
 	// reconciler puts them back): a new worker finishes the review.
 	f.startWorker(t)
