@@ -21,6 +21,7 @@ import (
 // Inspector is the part of asynq's inspector the reconciler needs.
 type Inspector interface {
 	GetTaskInfo(queue, id string) (*asynq.TaskInfo, error)
+	DeleteTask(queue, id string) error
 }
 
 // Reconciler repairs the gap between the ledger and the queues.
@@ -43,7 +44,9 @@ type Reconciler struct {
 
 // Stats counts what one pass did.
 type Stats struct {
-	Requeued, Refreshed, Archived, Advanced, Expired int
+	Requeued, Refreshed, Advanced, Expired int
+	// Archived counts archived tasks of pending items, run again.
+	Archived int
 }
 
 // RunOnce makes one pass.
@@ -82,13 +85,16 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("inspect task of %s/%s: %w", it.Stage, it.Key, err))
 		case info.State == asynq.TaskStateArchived:
-			reason := "task gave up after retries: " + info.LastErr
-			if err := r.Store.FailItem(ctx, it.ReviewID, it.Stage, it.Key, reason); err != nil && !errors.Is(err, store.ErrItemClosed) {
-				errs = append(errs, err)
+			// The queue gave the task up while the ledger still says
+			// pending: the handler did not fail the item, so it was not the
+			// item's fault (asynq's lease lost on the last attempt, a
+			// cancellation). Run it again; the review's deadline bounds it.
+			if err := r.Inspector.DeleteTask(pipeline.Queue(it.Stage), pipeline.TaskID(it.ReviewID, it.Stage, it.Key)); err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
+				errs = append(errs, fmt.Errorf("delete archived task of %s/%s: %w", it.Stage, it.Key, err))
 				continue
 			}
 			st.Archived++
-			errs = append(errs, r.Pipeline.AfterItem(ctx, it.ReviewID))
+			requeue = append(requeue, it)
 		case info.State == asynq.TaskStateCompleted:
 			// Finished but the ledger still says pending: its handler died
 			// before writing. Run it again.

@@ -135,7 +135,8 @@ func (t *Tx) SaveEvalSummary(ctx context.Context) error {
 // ledger item of `from` is pending. Exactly one caller wins: the move is a
 // single conditional UPDATE, and the winner's planner writes the next
 // stage's ledger rows in the same transaction. It reports whether this call
-// won. Moving to review.StageDone also marks the review done.
+// won. Moving to review.StageDone also marks the review done, and
+// incomplete when any of its items failed.
 func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.Stage, plan Planner) (bool, error) {
 	won := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -146,7 +147,9 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 		tag, err := tx.Exec(ctx, `
 			UPDATE reviews
 			SET stage = $3, status = $4, stage_started_at = now(),
-			    finished_at = CASE WHEN $4 = 'done' THEN now() ELSE finished_at END
+			    finished_at = CASE WHEN $4 = 'done' THEN now() ELSE finished_at END,
+			    failed_items = f.n, incomplete = ($4 = 'done' AND f.n > 0)
+			FROM (SELECT count(*) AS n FROM stage_items WHERE review_id = $1 AND status = 'failed') f
 			WHERE id = $1 AND stage = $2 AND status = 'running'
 			  AND NOT EXISTS (SELECT 1 FROM stage_items
 			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')`,

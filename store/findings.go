@@ -140,9 +140,21 @@ func insertVerdict(ctx context.Context, tx pgx.Tx, v Verdict) error {
 
 // FinishVerdictItem stores a verify, expert or eval verdict (and the expert
 // run record, when given), moves the finding's confidence, and marks the
-// ledger item done — all in one transaction. A duplicate delivery returns
+// ledger item done — all in one transaction. A "failed" verdict (an expert
+// run that timed out or ended on an error: nothing was investigated) is
+// kept with its run, and the item is marked failed with the run's error,
+// so the review counts it as not reviewed. A duplicate delivery returns
 // ErrItemClosed and changes nothing.
 func (s *Store) FinishVerdictItem(ctx context.Context, key string, v Verdict, run *ExpertRun) error {
+	status, reason := ItemDone, ""
+	if v.Verdict == review.VerdictFailed {
+		status, reason = ItemFailed, v.Reason
+		if run != nil && run.Error != "" {
+			reason = fmt.Sprintf("%s run stopped (%s): %s", v.Stage, run.StopReason, run.Error)
+		} else if run != nil {
+			reason = fmt.Sprintf("%s run stopped (%s)", v.Stage, run.StopReason)
+		}
+	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockPending(ctx, tx, v.ReviewID, v.Stage, key); err != nil {
 			return err
@@ -155,7 +167,7 @@ func (s *Store) FinishVerdictItem(ctx context.Context, key string, v Verdict, ru
 				return err
 			}
 		}
-		return closeItem(ctx, tx, v.ReviewID, v.Stage, key, ItemDone, "")
+		return closeItem(ctx, tx, v.ReviewID, v.Stage, key, status, reason)
 	})
 }
 

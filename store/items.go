@@ -137,6 +137,43 @@ func (s *Store) FailItem(ctx context.Context, reviewID string, stage review.Stag
 	})
 }
 
+// ReturnItem gives a pending item back after an attempt that failed for
+// reasons outside the item (cancellation, shutdown, Redis or Postgres
+// unavailable, a rate limit): the attempt is not counted, and the reason is
+// kept as the item's last error so a review that runs out of time can say
+// what held it up. With forget set the item is also marked as not
+// enqueued, so the reconciler enqueues it again on its next pass (the
+// queue gave its task up). ErrItemClosed when it was no longer pending.
+func (s *Store) ReturnItem(ctx context.Context, reviewID string, stage review.Stage, key, reason string, forget bool) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE stage_items SET attempts = greatest(attempts - 1, 0), error = $4, updated_at = now(),
+		       enqueued_at = CASE WHEN $5 THEN NULL ELSE enqueued_at END
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
+		reviewID, string(stage), key, reason, forget)
+	if err != nil {
+		return fmt.Errorf("return item %s/%s: %w", stage, key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrItemClosed
+	}
+	return nil
+}
+
+// StageOutcome counts the closed items of a stage and returns the first
+// failure's reason (by key), for deciding whether anything was reviewed.
+func (s *Store) StageOutcome(ctx context.Context, reviewID string, stage review.Stage) (total, failed int, firstError string, err error) {
+	err = s.pool.QueryRow(ctx, `
+		SELECT count(*), count(*) FILTER (WHERE status = 'failed'),
+		       coalesce((SELECT error FROM stage_items WHERE review_id = $1 AND stage = $2 AND status = 'failed'
+		                 ORDER BY item_key LIMIT 1), '')
+		FROM stage_items WHERE review_id = $1 AND stage = $2`, reviewID, string(stage)).
+		Scan(&total, &failed, &firstError)
+	if err != nil {
+		return 0, 0, "", fmt.Errorf("outcome of %s items of %s: %w", stage, reviewID, err)
+	}
+	return total, failed, firstError, nil
+}
+
 // MarkEnqueued records that the items were handed to the queue now.
 func (s *Store) MarkEnqueued(ctx context.Context, reviewID string, stage review.Stage, keys []string) error {
 	_, err := s.pool.Exec(ctx, `
@@ -267,15 +304,20 @@ func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration, onl
 }
 
 // FailExpiredReviews fails every running review past its deadline (only
-// one review when only is not empty), naming the stage it was stuck in,
-// and returns their IDs.
+// one review when only is not empty), naming the stage it was stuck in and
+// the last error that held its items up, and returns their IDs.
 func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `
 		UPDATE reviews SET status = 'failed', finished_at = now(),
-		       error = format('review deadline passed at %s while in stage %s (%s pending items)',
+		       failed_items = (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id AND i.status = 'failed'),
+		       error = format('review deadline passed at %s while in stage %s (%s pending items)%s',
 		                      to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), stage,
 		                      (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id
-		                         AND i.stage = reviews.stage AND i.status = 'pending'))
+		                         AND i.stage = reviews.stage AND i.status = 'pending'),
+		                      coalesce('; last error: ' || (SELECT i.error FROM stage_items i
+		                         WHERE i.review_id = reviews.id AND i.stage = reviews.stage
+		                           AND i.status = 'pending' AND i.error <> ''
+		                         ORDER BY i.updated_at DESC LIMIT 1), ''))
 		WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1 = '' OR id::text = $1)
 		RETURNING id`, only)
 	if err != nil {

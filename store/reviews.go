@@ -48,7 +48,11 @@ type Review struct {
 	CreatedAt        time.Time
 	StartedAt        *time.Time
 	FinishedAt       *time.Time
-	DeadlineAt       time.Time
+	// Incomplete marks a done review some of whose items failed;
+	// FailedItems counts them (for done and failed reviews alike).
+	Incomplete  bool
+	FailedItems int
+	DeadlineAt  time.Time
 }
 
 // File is one file of a review's change.
@@ -171,7 +175,7 @@ func nonNilStrings(v []string) []string {
 }
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
-	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in,
+	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at`
 
 func scanReview(row pgx.Row) (Review, error) {
@@ -179,7 +183,7 @@ func scanReview(row pgx.Row) (Review, error) {
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
-		&r.Error, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
+		&r.Error, &r.Incomplete, &r.FailedItems, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
 		&r.FinishedAt, &r.DeadlineAt)
 	r.Stage = review.Stage(stage)
 	return r, translate(err)
@@ -227,7 +231,8 @@ func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
 // whether the review was still running.
 func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `
-		UPDATE reviews SET status = 'failed', error = $2, finished_at = now()
+		UPDATE reviews SET status = 'failed', error = $2, finished_at = now(),
+		       failed_items = (SELECT count(*) FROM stage_items WHERE review_id = $1 AND status = 'failed')
 		WHERE id = $1 AND status IN ('queued', 'running')`, id, reason)
 	if err != nil {
 		return false, fmt.Errorf("fail review %s: %w", id, err)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -35,31 +36,48 @@ type Worker struct {
 	cfg    config.Worker
 	health func(ctx context.Context) error
 	log    *slog.Logger
+	// base is the context every handler runs under; cancelBase cancels
+	// the handlers still running once the shutdown grace has passed.
+	base       context.Context
+	cancelBase context.CancelFunc
+	// running counts handlers in flight, so Run returns (and the caller
+	// closes the database pool) only after the last one returned.
+	running sync.WaitGroup
 }
+
+// handlerDrainTimeout bounds how long Run waits, after cancelling them,
+// for handlers to return.
+const handlerDrainTimeout = 15 * time.Second
 
 // New builds a worker serving every stage in handlers through p.
 func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	w := &Worker{cfg: cfg, health: health, log: log}
+	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
-	mux.Use(tracing(otel.Tracer("reviewfleet/worker")))
+	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker")))
 	for _, st := range pipeline.TaskStages {
 		work, ok := handlers[st]
 		if !ok {
+			w.cancelBase()
 			return nil, fmt.Errorf("no handler for stage %s", st)
 		}
-		mux.Handle(pipeline.TaskType(st), p.Handler(work, isRateLimited))
+		mux.Handle(pipeline.TaskType(st), p.Handler(work))
 	}
-	srv := asynq.NewServer(redis, asynq.Config{
+	w.srv = asynq.NewServer(redis, asynq.Config{
 		Concurrency:       cfg.Concurrency,
+		BaseContext:       func() context.Context { return w.base },
 		Queues:            pipeline.QueueWeights(),
 		TaskCheckInterval: cfg.TaskCheckInterval,
 		// Retries and rate-limited tasks wait in asynq's scheduled set; the
 		// default 5s sweep would add up to 5s to every retry.
 		DelayedTaskCheckInterval: time.Second,
 		ShutdownTimeout:          cfg.ShutdownTimeout,
-		IsFailure:                func(err error) bool { return !isRateLimited(err) },
+		// Only an item's own faults use up its attempts: rate limits,
+		// cancellation and outages do not (pipeline.Classify).
+		IsFailure: pipeline.IsFailure,
 		RetryDelayFunc: func(n int, err error, _ *asynq.Task) time.Duration {
 			return pipeline.RetryDelay(n, err, llm.IsRateLimited)
 		},
@@ -69,18 +87,27 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 		Logger:   asynqLogger{log},
 		LogLevel: asynq.WarnLevel,
 	})
-	return &Worker{srv: srv, mux: mux, cfg: cfg, health: health, log: log}, nil
+	w.mux = mux
+	return w, nil
 }
 
-func isRateLimited(err error) bool {
-	_, ok := llm.IsRateLimited(err)
-	return ok
+// track counts the handler in flight for Run's drain.
+func (w *Worker) track(next asynq.Handler) asynq.Handler {
+	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+		w.running.Add(1)
+		defer w.running.Done()
+		return next.ProcessTask(ctx, t)
+	})
 }
 
 // Run serves tasks until ctx is cancelled, then shuts down gracefully:
-// in-flight tasks get ShutdownTimeout to finish, the rest go back to their
-// queues.
+// in-flight tasks get ShutdownTimeout to finish; asynq puts the rest back
+// on their queues, and their handlers are cancelled — they give their
+// items back without failing them or using an attempt. Run returns only
+// after the handlers did (or a further drain timeout passed), so the
+// caller may close the database pool.
 func (w *Worker) Run(ctx context.Context) error {
+	defer w.drain()
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -106,6 +133,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	w.srv.Shutdown()
 	return nil
+}
+
+// drain cancels the handlers still running and waits for them to return.
+func (w *Worker) drain() {
+	w.cancelBase()
+	done := make(chan struct{})
+	go func() { w.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(handlerDrainTimeout):
+		w.log.Warn("handlers still running after shutdown", "waited", handlerDrainTimeout)
+	}
 }
 
 func (w *Worker) healthServer() *http.Server {

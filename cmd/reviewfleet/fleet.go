@@ -26,6 +26,9 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	for _, w := range a.Cfg.Warnings() {
+		fmt.Fprintln(stderr, "worker: warning:", w)
+	}
 	fmt.Fprintf(stderr, "worker: serving review tasks (concurrency %d, poll %s)\n", a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval)
 	return w.Run(ctx)
 }

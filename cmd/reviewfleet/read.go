@@ -43,7 +43,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSTATUS\tSTAGE\tREPO\tCREATED")
 		for _, r := range reviews {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Stage, r.Repo, r.CreatedAt.UTC().Format(time.RFC3339))
+			status := r.Status
+			if r.Incomplete {
+				status += " (incomplete)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, status, r.Stage, r.Repo, r.CreatedAt.UTC().Format(time.RFC3339))
 		}
 		return tw.Flush()
 	}
@@ -69,6 +73,24 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if r.Error != "" {
 		fmt.Fprintf(stdout, "error   %s\n", r.Error)
+	}
+	return printFailedItems(ctx, a.Store, r, stdout)
+}
+
+// printFailedItems says whether a review is incomplete and lists its
+// failed items with their reasons.
+func printFailedItems(ctx context.Context, st *store.Store, r store.Review, stdout io.Writer) error {
+	failed, err := st.FailedItems(ctx, r.ID)
+	if err != nil || len(failed) == 0 {
+		return err
+	}
+	if r.Incomplete {
+		fmt.Fprintf(stdout, "INCOMPLETE: items not reviewed: %d\n", len(failed))
+	} else {
+		fmt.Fprintf(stdout, "failed items: %d\n", len(failed))
+	}
+	for _, it := range failed {
+		fmt.Fprintf(stdout, "  %s %s: %s\n", it.Stage, it.Key, it.Error)
 	}
 	return nil
 }

@@ -13,12 +13,45 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Exit codes of `reviewfleet review`, for CI jobs that gate on it. When
+// several apply, the highest wins.
+const (
+	exitOK         = 0 // the review is done, every item reviewed, nothing at or above --fail-on
+	exitFindings   = 1 // a reported finding is at or above the --fail-on severity
+	exitUsage      = 2 // bad flags or arguments
+	exitIncomplete = 3 // the review is done but some items could not be reviewed
+	exitFailed     = 4 // the review failed (nothing of a stage reviewed, deadline) or could not run
+)
+
+const reviewExitCodes = `
+Exit codes:
+  0  done: every item reviewed, no reported finding at or above --fail-on
+  1  a reported finding is at or above the --fail-on severity
+  2  usage error (bad flags or arguments)
+  3  incomplete: the review is done but some items could not be reviewed (reasons first in the report)
+  4  failed: the review ended without a result (e.g. every call refused by the provider), or could not run
+`
+
+func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		// Anything that stopped the review from running is a failure for CI.
+		var ee exitError
+		if err != nil && !errors.As(err, &ee) {
+			err = exitError{code: exitFailed, err: err}
+		}
+	}()
 	fs, cfgPath := newFlags("review", stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage of review:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), reviewExitCodes)
+	}
 	repo := fs.String("repo", "", "local repository directory or remote git URL")
 	base := fs.String("base", "", "base revision")
 	head := fs.String("head", "", "head revision")
@@ -28,11 +61,18 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkFormat(*format); err != nil {
 		return err
+	}
+	var gate review.Severity
+	if *failOn != "" {
+		if gate, err = review.ParseSeverity(*failOn); err != nil {
+			return exitError{code: exitUsage, err: fmt.Errorf("--fail-on: %w", err)}
+		}
 	}
 
 	var edit func(*config.Config)
@@ -67,7 +107,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer closeApp()
 	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
-		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
+		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
 	}
 
 	id, err := a.Submit(ctx, req)
@@ -137,8 +177,35 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := printReport(ctx, a.Store, id, *format, stdout); err != nil {
 		return err
 	}
-	if r.Status == store.StatusFailed {
-		return exitError{code: 1, err: fmt.Errorf("review %s failed: %s", id, r.Error)}
+	return outcome(ctx, a.Store, r, gate)
+}
+
+// outcome turns a finished review into the command's exit code.
+func outcome(ctx context.Context, st *store.Store, r store.Review, gate review.Severity) error {
+	switch {
+	case r.Status == store.StatusFailed:
+		return exitError{code: exitFailed, err: fmt.Errorf("review %s failed: %s", r.ID, r.Error)}
+	case r.Incomplete:
+		return exitError{code: exitIncomplete, err: fmt.Errorf("review %s is incomplete: %d items could not be reviewed (see the report)", r.ID, r.FailedItems)}
+	case gate == "":
+		return nil
+	}
+	stored, err := st.GetReport(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	rep, err := render.DecodeJSON(stored.JSON)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Severity.Rank() <= gate.Rank() {
+			n++
+		}
+	}
+	if n > 0 {
+		return exitError{code: exitFindings, err: fmt.Errorf("review %s: %d reported findings at or above %s", r.ID, n, gate)}
 	}
 	return nil
 }

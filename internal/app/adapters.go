@@ -12,15 +12,24 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// recorder stores every LLM call in llm_calls.
+// recorder stores every LLM call in llm_calls: as "started" before it is
+// sent, and completed with its outcome after.
 type recorder struct{ st *store.Store }
 
+func (r recorder) StartLLMCall(ctx context.Context, c llm.CallRecord) (int64, error) {
+	return r.st.StartLLMCall(ctx, storeCall(c))
+}
+
 func (r recorder) RecordLLMCall(ctx context.Context, c llm.CallRecord) error {
-	return r.st.RecordLLMCall(ctx, store.LLMCall{
-		ReviewID: c.ReviewID, Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
+	return r.st.RecordLLMCall(ctx, storeCall(c))
+}
+
+func storeCall(c llm.CallRecord) store.LLMCall {
+	return store.LLMCall{
+		ID: c.ID, ReviewID: c.ReviewID, Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
 		Status: c.Status, Error: c.Error, TokensIn: c.TokensIn, TokensOut: c.TokensOut, Latency: c.Latency,
-		Request: c.Request, Response: c.Response,
-	})
+		Request: c.Request, Response: c.Response, StartedAt: c.StartedAt,
+	}
 }
 
 // budget enforces the per-review call and token caps in Postgres, so every

@@ -117,6 +117,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
 	}
+	a.Pipeline.OnFailed = a.StoreFailureReport
 	if !opts.SkipLLM {
 		if err := a.openLLM(); err != nil {
 			return nil, err

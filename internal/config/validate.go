@@ -79,6 +79,15 @@ func (c Config) Validate() error {
 	if c.LLM.Model == "" {
 		bad("llm.model", "must not be empty")
 	}
+	if c.Expert.RunTimeout <= 0 {
+		bad("expert.run_timeout", "must be positive, got %s", c.Expert.RunTimeout)
+	} else if c.Scheduler.ReviewTimeout > 0 && c.Expert.RunTimeout >= c.Scheduler.ReviewTimeout {
+		bad("expert.run_timeout", "must be below scheduler.review_timeout (%s), got %s: no expert run could finish inside a review",
+			c.Scheduler.ReviewTimeout, c.Expert.RunTimeout)
+	}
+	if c.Worker.ShutdownTimeout < 0 {
+		bad("worker.shutdown_timeout", "must not be negative, got %s", c.Worker.ShutdownTimeout)
+	}
 	switch c.Telemetry.Exporter {
 	case "none", "stdout", "":
 	default:
@@ -88,4 +97,17 @@ func (c Config) Validate() error {
 		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// Warnings lists settings that are valid but probably not what the operator
+// wants, each naming its keys.
+func (c Config) Warnings() []string {
+	var out []string
+	if c.Expert.RunTimeout > c.Worker.ShutdownTimeout {
+		out = append(out, fmt.Sprintf("expert.run_timeout (%s) is above worker.shutdown_timeout (%s): an expert run "+
+			"still going when a worker stops is cancelled and starts over on another worker (it is not failed "+
+			"and uses no attempt); see RELIABILITY.md for sizing it against terminationGracePeriodSeconds",
+			c.Expert.RunTimeout, c.Worker.ShutdownTimeout))
+	}
+	return out
 }

@@ -283,17 +283,14 @@ func TestAllLLMCallsFailing(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, func(context.Context, openaiRequest) llmfake.Reply { return llmfake.Fail(500, "boom") }, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
-		t.Fatalf("status %s: %s", r.Status, r.Error)
+	if r.Status != store.StatusFailed {
+		t.Fatalf("a review that reviewed nothing ended %s: %s", r.Status, r.Error)
 	}
 	failed, err := f.sub.Store.FailedItems(context.Background(), r.ID)
 	if err != nil || len(failed) == 0 {
 		t.Fatalf("expected failed intent items, got %v %v", failed, err)
 	}
-	rep, err := f.sub.Store.GetReport(context.Background(), r.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := failureReport(t, f.sub.Store, r.ID)
 	if !contains(rep.Markdown, "500") {
 		t.Errorf("the report does not say why items failed:\n%s", rep.Markdown)
 	}

@@ -50,16 +50,17 @@ func TestRateLimitedTasksDoNotCountAsFailures(t *testing.T) {
 }
 
 // Replies that are not JSON at all get one repair attempt, then fail their
-// item with the reason; the review still completes and says why.
-func TestGarbageRepliesFailItemsNotTheReview(t *testing.T) {
+// item with the reason. When every intent item failed nothing was
+// reviewed: the review fails, and its report says why.
+func TestGarbageRepliesFailItemsAndNothingReviewedFailsTheReview(t *testing.T) {
 	t.Parallel()
 	garbage := func(context.Context, openaiRequest) llmfake.Reply {
 		return llmfake.Text("Sure! Here are my thoughts: the code looks fine overall.")
 	}
 	f := newFleet(t, garbage, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
-		t.Fatalf("status %s: %s", r.Status, r.Error)
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no intent item could be reviewed: 3 of 3 failed") || r.FailedItems != 3 {
+		t.Fatalf("status %s (%d failed items): %s", r.Status, r.FailedItems, r.Error)
 	}
 	ctx := context.Background()
 	failed, _ := f.sub.Store.FailedItems(ctx, r.ID)
@@ -70,7 +71,7 @@ func TestGarbageRepliesFailItemsNotTheReview(t *testing.T) {
 	if len(calls) != 6 {
 		t.Errorf("%d calls, want 2 per intent item (the reply and one repair)", len(calls))
 	}
-	rep, _ := f.sub.Store.GetReport(ctx, r.ID)
+	rep := failureReport(t, f.sub.Store, r.ID)
 	var doc struct {
 		FailedItems []struct {
 			Stage string `json:"stage"`
@@ -117,8 +118,9 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 }
 
 // An expert whose model keeps failing is retried; the last attempt stores
-// the run with stop reason "error" and leaves the finding's confidence as
-// it was.
+// the run with stop reason "error", leaves the finding's confidence as it
+// was and fails the item. With every expert item failed, nothing was
+// investigated: the review fails.
 func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	t.Parallel()
 	failing := func(ctx context.Context, req openaiRequest) llmfake.Reply {
@@ -129,7 +131,7 @@ func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	}
 	f := newFleet(t, failing, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no expert item could be reviewed: 4 of 4 failed") || !strings.Contains(r.Error, "500") {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()

@@ -49,6 +49,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		}
 	}
 
+	c.start(ctx, &rec)
 	ex := &exchange{}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, ex), c.cfg.Timeout)
 	start := time.Now()
@@ -93,10 +94,10 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	case ex.status >= 400:
 		res.status = ex.status
 		res.err = err
-		res.retryable = retryableStatus(ex.status)
+		res.retryable = retryableStatus(ex.status) && !QuotaExhausted(err)
 		res.retryAfter, res.hasRetryAfter = retryAfter(ex.header, time.Now())
 		status = HTTPStatus(ex.status)
-		if ex.status == http.StatusTooManyRequests {
+		if ex.status == http.StatusTooManyRequests && res.retryable {
 			status = StatusRateLimited
 			if c.limiter != nil {
 				pause := res.retryAfter
@@ -127,6 +128,26 @@ func (c *Client) checkReply(resp openai.ChatCompletionResponse, check replyCheck
 		return nil
 	}
 	return check(resp)
+}
+
+// start records the attempt as started before it is sent, when the
+// recorder can. Like record, it never fails the call.
+func (c *Client) start(ctx context.Context, rec *CallRecord) {
+	st, ok := c.recorder.(CallStarter)
+	if !ok {
+		return
+	}
+	start := *rec
+	start.Status = StatusStarted
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultRecordTimeout)
+	defer cancel()
+	id, err := st.StartLLMCall(rctx, start)
+	if err != nil {
+		c.logger.Warn("record started LLM call", "review_id", rec.ReviewID, "stage", rec.Stage,
+			"item", rec.ItemKey, "error", err)
+		return
+	}
+	rec.ID = id
 }
 
 // record stores rec with its outcome. Recording never fails the call: a

@@ -100,12 +100,15 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 		fail := func() error {
 			err := fmt.Errorf("chat completion for stage %q (model %s, attempt %d of %d): %w",
 				r.meta.Stage, r.meta.Model, n, c.cfg.MaxAttempts, res.err)
-			if res.status == http.StatusTooManyRequests {
+			if res.status == http.StatusTooManyRequests && res.retryable {
 				ra := res.retryAfter
 				if !res.hasRetryAfter {
 					ra = DefaultRateLimitDelay
 				}
-				return &RateLimitError{RetryAfter: ra, Err: err}
+				err = &RateLimitError{RetryAfter: ra, Err: err}
+			}
+			if res.sent {
+				err = &EndpointError{Err: err}
 			}
 			return err
 		}

@@ -77,7 +77,7 @@ func IsPermanent(err error) bool {
 		return true
 	}
 	var inv *InvalidReplyError
-	if errors.As(err, &inv) {
+	if errors.As(err, &inv) || QuotaExhausted(err) {
 		return true
 	}
 	if _, ok := IsRateLimited(err); ok {
@@ -111,4 +111,34 @@ func retryableStatus(code int) bool {
 		return true
 	}
 	return code >= 500
+}
+
+// EndpointError wraps the error a call ends with once a request reached
+// the endpoint: the provider's reply (4xx, 5xx, 429) or the network on the
+// way to it. It lets callers tell the provider's failures from their own
+// infrastructure's (a budget kept in a database that is down).
+type EndpointError struct{ Err error }
+
+// Error returns the wrapped error's message.
+func (e *EndpointError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *EndpointError) Unwrap() error { return e.Err }
+
+// IsEndpoint reports whether err came from the endpoint (see EndpointError).
+func IsEndpoint(err error) bool {
+	var e *EndpointError
+	return errors.As(err, &e)
+}
+
+// QuotaExhausted reports a provider saying the account's quota or credit
+// is spent (OpenAI answers 429 with code insufficient_quota): waiting does
+// not help, unlike a rate limit.
+func QuotaExhausted(err error) bool {
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	code, _ := apiErr.Code.(string)
+	return code == "insufficient_quota" || apiErr.Type == "insufficient_quota"
 }

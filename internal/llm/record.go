@@ -25,13 +25,29 @@ const (
 func HTTPStatus(code int) string { return fmt.Sprintf("http_%d", code) }
 
 // Recorder stores call records, typically in the llm_calls table.
+// RecordLLMCall stores an attempt's outcome: with r.ID set, it completes
+// the record its StartLLMCall made.
 type Recorder interface {
 	RecordLLMCall(ctx context.Context, r CallRecord) error
 }
 
+// CallStarter is a Recorder that also records each attempt before it is
+// sent (status "started"), so an attempt whose worker dies waiting for the
+// reply is still counted. StartLLMCall returns the record's ID.
+type CallStarter interface {
+	StartLLMCall(ctx context.Context, r CallRecord) (int64, error)
+}
+
+// StatusStarted is the record status of an attempt sent and not yet
+// completed.
+const StatusStarted = "started"
+
 // CallRecord describes one HTTP attempt, or one call refused before the
 // network (budget exceeded, limiter wait cancelled).
 type CallRecord struct {
+	// ID is the record's ID when a CallStarter recorded the attempt before
+	// it was sent; 0 otherwise.
+	ID                              int64
 	ReviewID, Stage, ItemKey, Model string
 	// PromptHash is the hex SHA-256 of the canonical request: model,
 	// messages, tools and response format. Equal prompts hash equally.

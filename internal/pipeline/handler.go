@@ -34,13 +34,13 @@ func PermanentIfMissing(err error) error {
 
 // Handler adapts a stage's Work to an asynq handler with the rules every
 // stage shares: payloads that do not decode fail permanently; a closed item
-// (duplicate delivery) does nothing but nudge the review forward; a
-// permanent error, or the last retry, fails the item with its reason and the
-// review goes on; anything else is retried.
-//
-// isRetryable errors (rate limits) are returned as they are, so the
-// server's IsFailure can keep them from counting as failures.
-func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.HandlerFunc {
+// (duplicate delivery) does nothing but nudge the review forward; what
+// Classify calls the item's own fault fails the item — at once when
+// permanent, on the last attempt otherwise — and the review goes on.
+// Anything else (cancellation, shutdown, a lost lease, Postgres or Redis
+// down, a rate limit) never fails the item: it goes back to pending
+// without using an attempt and runs again.
+func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		pl, err := DecodePayload(t)
 		if err != nil {
@@ -66,25 +66,36 @@ func (p *Pipeline) Handler(work Work, isRetryable func(error) bool) asynq.Handle
 		}
 		werr := work(ctx, pl)
 		// The bookkeeping after the work must happen even when the task's
-		// own deadline is what ended the work.
+		// own deadline, or a shutdown, is what ended the work.
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
+		class := Classify(werr)
+		if werr != nil && errors.Is(ctx.Err(), context.Canceled) {
+			class = ClassInfra // whatever the work said, it was interrupted
+		}
+		last := LastAttempt(ctx)
 		switch {
-		case werr == nil, errors.Is(werr, store.ErrItemClosed):
+		case class == ClassNone:
 			return p.AfterItem(bctx, pl.ReviewID)
-		case errors.Is(werr, ErrPermanent) || LastAttempt(ctx):
-			// On the last attempt even a rate limit fails the item: asynq
-			// would archive the task and nothing would run it again.
+		case class == ClassPermanent, class == ClassItem && last:
 			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
 				return err
 			}
-			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
+			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "class", class, "err", werr)
 			return p.AfterItem(bctx, pl.ReviewID)
-		case isRetryable != nil && isRetryable(werr):
-			return werr
-		default:
+		case class == ClassItem:
 			return werr
 		}
+		// Not the item's fault. On the last attempt asynq would archive the
+		// task: revoke it instead and let the reconciler enqueue it again.
+		if err := p.Store.ReturnItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error(), last); err != nil && !errors.Is(err, store.ErrItemClosed) {
+			p.log().Warn("return item", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", err)
+		}
+		p.log().Info("item given back", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "class", class, "err", werr)
+		if last {
+			return fmt.Errorf("%v: %w", werr, asynq.RevokeTask)
+		}
+		return werr
 	}
 }
 

@@ -32,6 +32,9 @@ type Pipeline struct {
 	MaxRetry int           // attempts per task beyond the first
 	Timeout  time.Duration // per task; 0 = asynq's default
 	Log      *slog.Logger
+	// OnFailed, when set, is called after this pipeline failed a review
+	// (for example to store a report saying why).
+	OnFailed func(ctx context.Context, reviewID string)
 }
 
 // Settings is the configuration a review was submitted with: workers follow
@@ -106,13 +109,8 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return nil
 		}
 		to := next(Chain(r.SkippedStages), r.Stage)
-		if r.Stage == review.StageReport {
-			if failed, err := p.reportFailed(ctx, reviewID); err != nil {
-				return err
-			} else if failed != "" {
-				_, err := p.Store.FailReview(ctx, reviewID, "the report could not be written: "+failed)
-				return err
-			}
+		if ended, err := p.failIfNothingReviewed(ctx, r); err != nil || ended {
+			return err
 		}
 		won, err := p.Store.Advance(ctx, reviewID, r.Stage, to, p.planner(r, to))
 		if err != nil {
@@ -183,16 +181,28 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 	return errors.Join(errs...)
 }
 
-// reportFailed returns the error of a failed report item ("" when none).
-func (p *Pipeline) reportFailed(ctx context.Context, reviewID string) (string, error) {
-	items, err := p.Store.ListItems(ctx, reviewID, review.StageReport)
-	if err != nil {
-		return "", err
+// failIfNothingReviewed fails the review when every item of its current
+// stage failed: a stage that reviewed nothing leaves nothing to report, and
+// a "done" review would tell a CI job the change was reviewed. It reports
+// whether the review ended.
+func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r store.Review) (bool, error) {
+	total, failed, first, err := p.Store.StageOutcome(ctx, r.ID, r.Stage)
+	if err != nil || total == 0 || failed < total {
+		return false, err
 	}
-	for _, it := range items {
-		if it.Status == store.ItemFailed {
-			return it.Error, nil
+	reason := fmt.Sprintf("no %s item could be reviewed: %d of %d failed (first: %s)", r.Stage, failed, total, first)
+	if r.Stage == review.StageReport {
+		reason = "the report could not be written: " + first
+	}
+	won, err := p.Store.FailReview(ctx, r.ID, reason)
+	if err != nil {
+		return false, err
+	}
+	if won {
+		p.log().Warn("review failed", "review", r.ID, "reason", reason)
+		if p.OnFailed != nil {
+			p.OnFailed(ctx, r.ID)
 		}
 	}
-	return "", nil
+	return true, nil
 }

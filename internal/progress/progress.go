@@ -116,7 +116,11 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 			if tty {
 				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, r.Status, elapsed)
+			status := r.Status
+			if r.Incomplete {
+				status = fmt.Sprintf("%s, INCOMPLETE (items not reviewed: %d)", status, r.FailedItems)
+			}
+			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, status, elapsed)
 			return r, nil
 		}
 		if time.Now().After(r.DeadlineAt.Add(time.Minute)) && timeout > 0 {

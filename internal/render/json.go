@@ -103,6 +103,8 @@ type jsonReport struct {
 	HeadSHA        string                    `json:"head_sha"`
 	Status         string                    `json:"status"`
 	Error          string                    `json:"error"`
+	Incomplete     bool                      `json:"incomplete"`
+	FailedCount    int                       `json:"failed_item_count"`
 	IntentMode     string                    `json:"intent_mode"`
 	SkippedStages  []string                  `json:"skipped_stages"`
 	Notes          []string                  `json:"notes"`
@@ -193,6 +195,8 @@ func toJSON(r *Report) jsonReport {
 		HeadSHA:        r.HeadSHA,
 		Status:         r.Status,
 		Error:          r.Error,
+		Incomplete:     r.Incomplete(),
+		FailedCount:    len(r.FailedItems),
 		IntentMode:     r.IntentMode,
 		SkippedStages:  nonNil(r.SkippedStages),
 		Notes:          nonNil(r.Notes),

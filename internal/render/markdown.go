@@ -37,6 +37,7 @@ func writeHeader(b *strings.Builder, r *Report) {
 		repo = "repository"
 	}
 	fmt.Fprintf(b, "# Review of %s: %s..%s\n\n", inline(repo), inline(refName(r.BaseRef, r.BaseSHA)), inline(refName(r.HeadRef, r.HeadSHA)))
+	writeOutcome(b, r)
 
 	if r.Status != "" {
 		fmt.Fprintf(b, "- **Status:** %s\n", inline(r.Status))
@@ -69,8 +70,38 @@ func writeHeader(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "\n> **Note:** skipped by configuration: %s. Findings did not go through these stages.\n", strings.Join(names, ", "))
 	}
+	b.WriteString("\n")
+}
+
+// maxOutcomeItems is how many failed items the headline lists; the
+// "Failed items" table has them all.
+const maxOutcomeItems = 10
+
+// writeOutcome puts what went wrong first: a failed review's reason, or
+// how many items an incomplete review could not review, and why.
+func writeOutcome(b *strings.Builder, r *Report) {
+	if r.Status == StatusFailed {
+		fmt.Fprintf(b, "> **FAILED:** %s\n", inline(orDash(r.Error)))
+		if len(r.FailedItems) > 0 {
+			fmt.Fprintf(b, ">\n> %s could not be reviewed.\n", plural(len(r.FailedItems), "item"))
+		}
+		b.WriteString("\n")
+		return
+	}
 	if r.Error != "" {
-		fmt.Fprintf(b, "\n> **Error:** %s\n", inline(r.Error))
+		fmt.Fprintf(b, "> **Error:** %s\n\n", inline(r.Error))
+	}
+	if !r.Incomplete() {
+		return
+	}
+	fmt.Fprintf(b, "> **INCOMPLETE:** %s could not be reviewed; the findings below do not cover them.\n>\n",
+		plural(len(r.FailedItems), "item"))
+	for i, f := range r.FailedItems {
+		if i == maxOutcomeItems {
+			fmt.Fprintf(b, "> - … and %d more (see Failed items)\n", len(r.FailedItems)-i)
+			break
+		}
+		fmt.Fprintf(b, "> - %s %s: %s\n", inline(f.Stage), codeSpan(f.ItemKey), inline(truncate(oneLine(f.Error), 300)))
 	}
 	b.WriteString("\n")
 }

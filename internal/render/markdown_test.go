@@ -124,7 +124,7 @@ func TestMarkdownSkippedEvalAndOddValues(t *testing.T) {
 	for _, w := range []string{
 		"### Eval gate\n\nSkipped by configuration.",
 		"skipped by configuration: verify, eval.",
-		"> **Error:** budget exhausted: max tokens",
+		"> **FAILED:** budget exhausted: max tokens",
 		"| Risk type | critical | high | medium | low | info | other | Total |",
 		"| style | 0 | 0 | 0 | 0 | 0 | 1 | 1 |",
 		"#### 1. NIT · style · line 3",

@@ -62,6 +62,15 @@ type Report struct {
 	Usage Usage
 }
 
+// StatusFailed is the status of a review that ended without a result.
+const StatusFailed = "failed"
+
+// Incomplete reports whether the review finished with items it could not
+// review: its findings do not cover the whole change.
+func (r *Report) Incomplete() bool {
+	return len(r.FailedItems) > 0 && r.Status != StatusFailed
+}
+
 // Finding is a finding with what the report shows about it.
 type Finding struct {
 	review.Finding

@@ -68,9 +68,39 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool      `json:"tool"`
-	Results    []sarifResult  `json:"results"`
-	Properties map[string]any `json:"properties,omitempty"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties,omitempty"`
+}
+
+// sarifInvocation says whether the review ran to the end; each failed
+// item (and a failed review's reason) is a notification.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level   string       `json:"level"`
+	Message sarifMessage `json:"message"`
+}
+
+// invocation describes the review's run: successful only when it is done
+// and every item was reviewed.
+func invocation(r *Report) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: r.Status != StatusFailed && len(r.FailedItems) == 0,
+		ToolExecutionNotifications: []sarifNotification{}}
+	if r.Status == StatusFailed {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifMessage{Text: "review failed: " + r.Error}})
+	}
+	for _, f := range r.FailedItems {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+			Level: "error", Message: sarifMessage{Text: fmt.Sprintf("%s item %s could not be reviewed: %s", f.Stage, f.ItemKey, f.Error)},
+		})
+	}
+	return inv
 }
 
 type sarifTool struct {
@@ -162,7 +192,8 @@ func buildRun(r *Report) sarifRun {
 			Version:        version,
 			Rules:          rules,
 		}},
-		Results: make([]sarifResult, 0, len(r.Findings)),
+		Invocations: []sarifInvocation{invocation(r)},
+		Results:     make([]sarifResult, 0, len(r.Findings)),
 	}
 	props := map[string]any{}
 	for k, v := range map[string]string{"reviewId": r.ReviewID, "repo": r.Repo, "baseSha": r.BaseSHA, "headSha": r.HeadSHA} {

@@ -123,8 +123,11 @@ func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Fin
 		return "", err
 	}
 	file, err := h.Store.GetFile(ctx, reviewID, f.File)
+	if errors.Is(err, store.ErrNotFound) {
+		return b.String(), nil // a finding without a stored file is judged on the conclusion alone
+	}
 	if err != nil {
-		return b.String(), nil //nolint:nilerr // a finding without a stored file is judged on the conclusion alone
+		return "", fmt.Errorf("load %s for eval: %w", f.File, err)
 	}
 	if file.Content != nil {
 		fmt.Fprintf(&b, "\nHead version of %s around the cited lines:\n%s", f.File,

@@ -80,10 +80,13 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	}
 	defer release()
 	model := cfg.LLM.ModelFor(review.StageExpert)
+	change, err := h.context(ctx, r.ID, f)
+	if err != nil {
+		return err
+	}
 	task := agent.Task{
 		FindingID: f.ID, RiskType: f.RiskType, File: f.File, LineStart: f.LineStart, LineEnd: f.LineEnd,
-		Description: f.Description, Confidence: f.Confidence, Root: root,
-		Context: h.context(ctx, r.ID, f),
+		Description: f.Description, Confidence: f.Confidence, Root: root, Context: change,
 	}
 	// References (ORM semantics, nullable APIs…) only when the change uses them.
 	task.SystemPrompt = h.Prompts.ExpertSystem(f.RiskType, prompts.DetectReferences(task.Context))
@@ -93,8 +96,14 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	ac := agentConfig(cfg, model, h.Ignore)
 	ac.SummarySchema, ac.SummarySchemaName = h.Prompts.Schema("expert"), SchemaName
 	res, err := agent.Run(runCtx, chatModel{c: h.LLM, meta: meta}, task, ac)
+	if cerr := ctx.Err(); cerr != nil {
+		// The task itself was cancelled (shutdown, lost lease) or ran out
+		// of time: whatever the run recorded says nothing about the
+		// finding. The pipeline gives the item back.
+		return fmt.Errorf("expert run for finding %d interrupted after %d rounds: %w", f.ID, res.Rounds, cerr)
+	}
 	if err != nil {
-		return err // cancelled or rate limited: retried
+		return err // rate limited: retried without using an attempt
 	}
 	transient := res.StopReason == agent.StopError && res.Err != nil && !llm.IsPermanent(res.Err)
 	if refusesTools(res) {
@@ -106,7 +115,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		}
 		transient = false
 	}
-	if transient && ctx.Err() == nil && !pipeline.LastAttempt(ctx) {
+	if transient && !pipeline.LastAttempt(ctx) {
 		// A transport failure (5xx, network, timeout of a request): retry
 		// rather than record a verdict built on nothing. The last attempt
 		// records the run with its error, and the finding keeps its
@@ -169,16 +178,22 @@ func agentConfig(cfg config.Config, model string, ignore func(string) bool) agen
 	return ac
 }
 
-func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding) string {
+// context is the change to the finding's file, with new-side line
+// numbers; empty when the file is not part of the change or its diff does
+// not parse. A database error is returned, not taken for "no context".
+func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding) (string, error) {
 	file, err := h.Store.GetFile(ctx, reviewID, f.File)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("load the change to %s: %w", f.File, err)
 	}
 	numbered, err := diff.NumberedText(file.Diff)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, numbered)
+	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, numbered), nil
 }
 
 func reason(res agent.Result) string {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+)
+
+// A provider that answers 401 to every call: the review fails and the
+// command exits 4, with the provider's message, so a CI job stops.
+func TestReviewAgainstARefusingProviderExitsFailed(t *testing.T) {
+	clearEnv(t)
+	srv := llmfake.New(func(context.Context, openai.ChatCompletionRequest) llmfake.Reply {
+		return llmfake.Fail(401, "Incorrect API key provided")
+	})
+	t.Cleanup(srv.Close)
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "wrong")
+	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
+	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	r, err := demo.WriteRepo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitFailed {
+		t.Fatalf("want exit code %d, got %v\n%s", exitFailed, err, stderr)
+	}
+	if !strings.Contains(err.Error(), "401") || !strings.Contains(out, "**FAILED:**") {
+		t.Errorf("the error and the report must say why: %v\n%s", err, out)
+	}
+}
+
+func TestFailOnNeedsASeverity(t *testing.T) {
+	clearEnv(t)
+	_, _, err := runCmd(t, "review", "--demo", "--fail-on", "dire")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitUsage {
+		t.Fatalf("want a usage error, got %v", err)
+	}
+}
+
+// The demo reports a critical finding: --fail-on high gates on it.
+func TestFailOnGatesOnReportedFindings(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
+	_, stderr, err := runCmd(t, "review", "--demo", "--quiet", "--fail-on", "high")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitFindings {
+		t.Fatalf("want exit code %d, got %v\n%s", exitFindings, err, stderr)
+	}
+}
+
+// Replies for one file that never parse: the review is done but
+// incomplete, the command exits 3, and status says why.
+func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
+	clearEnv(t)
+	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
+		for _, m := range req.Messages {
+			if llmfake.SchemaName(req) == "reviewfleet_intent" && strings.Contains(m.Content, "### File: api/auth.go") {
+				return llmfake.Text("no JSON today")
+			}
+		}
+		return demo.Handler(ctx, req)
+	})
+	t.Cleanup(srv.Close)
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("REVIEWFLEET_LLM_MODEL", demo.Model)
+	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
+	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	r, err := demo.WriteRepo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json", "--quiet")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != exitIncomplete {
+		t.Fatalf("want exit code %d, got %v\n%s", exitIncomplete, err, stderr)
+	}
+	var doc struct {
+		ReviewID   string `json:"review_id"`
+		Incomplete bool   `json:"incomplete"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Incomplete {
+		t.Fatalf("json: %v %+v", err, doc)
+	}
+	status, _, err := runCmd(t, "status", doc.ReviewID)
+	if err != nil || !strings.Contains(status, "INCOMPLETE: items not reviewed: 1") || !strings.Contains(status, "invalid LLM reply") {
+		t.Fatalf("status: %v\n%s", err, status)
+	}
+}

@@ -1,0 +1,71 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// An item given back does not use its attempt, keeps the reason as its
+// last error, and a review that then runs out of time names it.
+func TestReturnedItemKeepsItsAttemptAndTheDeadlineNamesTheError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.StartItem(ctx, id, review.StageIntent, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReturnItem(ctx, id, review.StageIntent, "p1", "rate limited, retry after 30s", true); err != nil {
+		t.Fatal(err)
+	}
+	it, _ := st.GetItem(ctx, id, review.StageIntent, "p1")
+	if it.Status != store.ItemPending || it.Attempts != 0 {
+		t.Fatalf("item after return: %+v", it)
+	}
+	if _, err := st.FailExpiredReviews(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := st.GetReview(ctx, id)
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "last error: rate limited, retry after 30s") {
+		t.Fatalf("review: %s %q", r.Status, r.Error)
+	}
+	if err := st.ReturnItem(ctx, id, review.StageIntent, "nope", "x", false); !errors.Is(err, store.ErrItemClosed) {
+		t.Fatalf("returning an unknown item: %v", err)
+	}
+}
+
+// A call is a "started" row before its reply and the same row, completed,
+// after; the review's tokens count once.
+func TestLLMCallStartedThenCompleted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1")
+	began := time.Now().Add(-time.Second).UTC()
+	callID, err := st.StartLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", ItemKey: "p1", Model: "m", PromptHash: "h", StartedAt: began})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, _ := st.ListLLMCalls(ctx, id)
+	if len(calls) != 1 || calls[0].Status != store.LLMCallStarted || calls[0].ID != callID || !calls[0].StartedAt.Equal(began.Truncate(time.Microsecond)) {
+		t.Fatalf("before the reply: %+v", calls)
+	}
+	if err := st.RecordLLMCall(ctx, store.LLMCall{ID: callID, ReviewID: id, Status: "ok", TokensIn: 100, TokensOut: 20, Latency: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ = st.ListLLMCalls(ctx, id)
+	r, _ := st.GetReview(ctx, id)
+	if len(calls) != 1 || calls[0].Status != "ok" || calls[0].TokensIn != 100 || r.TokensIn != 100 || r.TokensOut != 20 {
+		t.Fatalf("after the reply: %+v, review tokens %d/%d", calls, r.TokensIn, r.TokensOut)
+	}
+}
