@@ -43,7 +43,7 @@ type Reconciler struct {
 
 // Stats counts what one pass did.
 type Stats struct {
-	Requeued, Refreshed, Archived, Advanced, Expired int
+	Requeued, Refreshed, Archived, Advanced, Expired, Admitted int
 }
 
 // RunOnce makes one pass.
@@ -75,7 +75,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	errs = append(errs, err)
 	var requeue []store.Item
 	for _, it := range items {
-		info, err := r.Inspector.GetTaskInfo(pipeline.Queue(it.Stage), pipeline.TaskID(it.ReviewID, it.Stage, it.Key))
+		info, err := r.Inspector.GetTaskInfo(pipeline.QueueFor(it.Stage, it.Bulk), pipeline.TaskID(it.ReviewID, it.Stage, it.Key))
 		switch {
 		case errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound):
 			requeue = append(requeue, it)
@@ -105,6 +105,11 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		st.Requeued = len(requeue)
 		r.log().Info("re-enqueued pending items", "count", len(requeue))
 	}
+	// Reviews ended by the deadline or a cancelled batch free their
+	// places; an admission that failed in a handler is retried here.
+	admitted, err := r.Pipeline.Admit(ctx)
+	errs = append(errs, err)
+	st.Admitted = admitted
 	return st, errors.Join(errs...)
 }
 

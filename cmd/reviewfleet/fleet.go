@@ -47,8 +47,8 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)
-		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d\n",
-			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired)
+		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d, admitted %d\n",
+			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired, st.Admitted)
 		return err
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)

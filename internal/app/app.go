@@ -109,6 +109,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	a.Snapshots = &snapshot.Cache{Dir: cache, Store: a.Store}
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
+		Admission: store.Admission{Capacity: cfg.Fleet.MaxRunningReviews, PerBatch: cfg.Bulk.MaxRunningPerBatch},
 	}
 	if !opts.SkipLLM {
 		if err := a.openLLM(); err != nil {

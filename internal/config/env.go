@@ -18,6 +18,7 @@ var conventionalEnv = map[string]string{
 	"OPENAI_BASE_URL": "llm.base_url",
 	"OPENAI_API_KEY":  "llm.api_key",
 	"OPENAI_MODEL":    "llm.model",
+	"GITHUB_API_URL":  "github.api_url",
 }
 
 // Keys lists every configuration key as "section.key" (or "key" at the top
