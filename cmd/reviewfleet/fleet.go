@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
@@ -52,6 +54,14 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
+	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
+		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
+		sched := &bulk.Scheduler{App: a, Schedules: a.Cfg.Scheduler.Schedules}
+		errc := make(chan error, 1)
+		go func() { errc <- sched.Run(ctx) }()
+		rerr := rec.Run(ctx, a.Cfg.Scheduler.Interval)
+		return errors.Join(rerr, <-errc)
+	}
 	return rec.Run(ctx, a.Cfg.Scheduler.Interval)
 }
 
