@@ -118,3 +118,42 @@ func TestAdmissionNeverExceedsCapacity(t *testing.T) {
 		t.Fatalf("admitted %v without a batch cap, want 1 (%v)", ids, err)
 	}
 }
+
+// Cancelling a batch fails its queued and running reviews (so queued ones
+// are never admitted and handlers stop at the next item of running ones)
+// and leaves other reviews alone.
+func TestCancelBatchStopsItsReviews(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b", Entries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := queuedReview(t, st, b.ID, store.KindBulk)
+	if _, err := st.AdmitReviews(ctx, store.Admission{Capacity: 1}, ""); err != nil {
+		t.Fatal(err)
+	}
+	queued := queuedReview(t, st, b.ID, store.KindBulk)
+	other := queuedReview(t, st, "", "")
+	n, err := st.CancelBatch(ctx, b.ID)
+	if err != nil || n != 2 {
+		t.Fatalf("cancel stopped %d reviews (%v), want 2", n, err)
+	}
+	for _, id := range []string{running, queued} {
+		r, err := st.GetReview(ctx, id)
+		if err != nil || r.Status != store.StatusFailed || r.Error == "" {
+			t.Fatalf("review %s after cancel: %s %q %v", id, r.Status, r.Error, err)
+		}
+	}
+	ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: 5}, "")
+	if err != nil || len(ids) != 1 || ids[0] != other {
+		t.Fatalf("admitted %v after the cancel, want only %s (%v)", ids, other, err)
+	}
+	if b, err := st.GetBatch(ctx, b.ID); err != nil || b.Status != store.BatchCancelled || b.CancelledAt == nil {
+		t.Fatalf("batch after cancel: %+v %v", b, err)
+	}
+	if _, err := st.CancelBatch(ctx, uuid.NewString()); err == nil {
+		t.Fatal("cancelling a batch that does not exist succeeded")
+	}
+}
