@@ -8,10 +8,12 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // labelFlags collects repeated --label key=value flags.
@@ -87,6 +89,13 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
 	sub := &bulk.Submitter{App: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
+	var entriesDone atomic.Int64
+	step := max(int64(len(spec.Entries))/10, 1)
+	sub.OnEntry = func(store.BatchEntry) {
+		if n := entriesDone.Add(1); n%step == 0 {
+			fmt.Fprintf(progOut, "batch %s: %d/%d entries submitted\n", spec.ID, n, len(spec.Entries))
+		}
+	}
 	res, err := sub.Submit(ctx, spec)
 	if err != nil {
 		return err
