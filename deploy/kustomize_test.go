@@ -223,7 +223,7 @@ func checkScaledObject(t *testing.T, objs []object) {
 	}
 	var want []string
 	for _, stage := range pipeline.TaskStages {
-		want = append(want, "asynq:{"+pipeline.Queue(stage)+"}:pending")
+		want = append(want, "asynq:{"+pipeline.Queue(stage)+"}:pending", "asynq:{"+pipeline.BulkQueue(stage)+"}:pending")
 	}
 	slices.Sort(lists)
 	slices.Sort(want)

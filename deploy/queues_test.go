@@ -33,8 +33,8 @@ func TestScaledObjectListsHoldPendingTasks(t *testing.T) {
 	if err := yaml.Unmarshal(b, &so); err != nil {
 		t.Fatalf("parse ScaledObject: %v", err)
 	}
-	if len(so.Spec.Triggers) != len(pipeline.TaskStages) {
-		t.Fatalf("%d triggers for %d task stages", len(so.Spec.Triggers), len(pipeline.TaskStages))
+	if len(so.Spec.Triggers) != 2*len(pipeline.TaskStages) {
+		t.Fatalf("%d triggers for %d task stages, each with an interactive and a bulk queue", len(so.Spec.Triggers), len(pipeline.TaskStages))
 	}
 
 	addr, stop, err := localenv.StartRedis()
@@ -45,8 +45,10 @@ func TestScaledObjectListsHoldPendingTasks(t *testing.T) {
 	client := asynq.NewClient(asynq.RedisClientOpt{Addr: addr})
 	defer client.Close()
 	for _, stage := range pipeline.TaskStages {
-		if _, err := client.Enqueue(asynq.NewTask("probe", nil), asynq.Queue(pipeline.Queue(stage))); err != nil {
-			t.Fatalf("enqueue on %s: %v", pipeline.Queue(stage), err)
+		for _, q := range []string{pipeline.Queue(stage), pipeline.BulkQueue(stage)} {
+			if _, err := client.Enqueue(asynq.NewTask("probe", nil), asynq.Queue(q)); err != nil {
+				t.Fatalf("enqueue on %s: %v", q, err)
+			}
 		}
 	}
 

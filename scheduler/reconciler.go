@@ -44,7 +44,7 @@ type Reconciler struct {
 
 // Stats counts what one pass did.
 type Stats struct {
-	Requeued, Refreshed, Advanced, Expired int
+	Requeued, Refreshed, Advanced, Expired, Admitted int
 	// Archived counts archived tasks of pending items, run again.
 	Archived int
 }
@@ -78,7 +78,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	errs = append(errs, err)
 	var requeue []store.Item
 	for _, it := range items {
-		info, err := r.Inspector.GetTaskInfo(pipeline.Queue(it.Stage), pipeline.TaskID(it.ReviewID, it.Stage, it.Key))
+		info, err := r.Inspector.GetTaskInfo(pipeline.QueueFor(it.Stage, it.Bulk), pipeline.TaskID(it.ReviewID, it.Stage, it.Key))
 		switch {
 		case errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound):
 			requeue = append(requeue, it)
@@ -111,6 +111,11 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		st.Requeued = len(requeue)
 		r.log().Info("re-enqueued pending items", "count", len(requeue))
 	}
+	// Reviews ended by the deadline or a cancelled batch free their
+	// places; an admission that failed in a handler is retried here.
+	admitted, err := r.Pipeline.Admit(ctx)
+	errs = append(errs, err)
+	st.Admitted = admitted
 	return st, errors.Join(errs...)
 }
 

@@ -244,7 +244,7 @@ func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error
 // only restricts them to one review.
 func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit int, only string) ([]Item, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT i.review_id, i.stage, i.item_key, i.payload, i.attempts
+		SELECT i.review_id, i.stage, i.item_key, i.payload, i.attempts, r.kind = 'bulk'
 		FROM stage_items i JOIN reviews r ON r.id = i.review_id
 		WHERE i.status = 'pending' AND r.status = 'running' AND r.stage = i.stage
 		  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $1::interval)
@@ -259,7 +259,7 @@ func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit
 	for rows.Next() {
 		it := Item{Status: ItemPending}
 		var stage string
-		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Payload, &it.Attempts); err != nil {
+		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Payload, &it.Attempts, &it.Bulk); err != nil {
 			return nil, err
 		}
 		it.Stage = review.Stage(stage)

@@ -53,7 +53,15 @@ type Review struct {
 	Incomplete  bool
 	FailedItems int
 	DeadlineAt  time.Time
+	Kind        string // interactive | bulk
+	DedupeKey   string
 }
+
+// Review kinds: admission and the queues prefer interactive reviews.
+const (
+	KindInteractive = "interactive"
+	KindBulk        = "bulk"
+)
 
 // File is one file of a review's change.
 type File struct {
@@ -79,6 +87,9 @@ type Item struct {
 	Payload  json.RawMessage
 	Attempts int
 	Error    string
+	// Bulk: the item's review belongs to a batch (its tasks use the bulk
+	// queues). Set by PendingItems.
+	Bulk bool
 }
 
 // Item statuses.
@@ -104,13 +115,20 @@ type NewReview struct {
 	SkippedStages []string
 	Config        json.RawMessage
 	Timeout       time.Duration
-	Files         []File
+	// Queued stores the review as queued: it starts (and its deadline
+	// starts counting) when AdmitReviews admits it. Otherwise it is
+	// running at once.
+	Queued    bool
+	Kind      string // interactive (default) | bulk
+	DedupeKey string
+	Files     []File
 	// Items are the first stage's ledger rows (intent, one per file or chunk).
 	Items []Item
 }
 
 // CreateReview stores a review, its files and its first stage's ledger rows
-// in one transaction and marks it running. It returns the review ID.
+// in one transaction and marks it running (or queued when nr.Queued). It
+// returns the review ID.
 func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) {
 	if nr.ID == "" {
 		nr.ID = uuid.NewString()
@@ -125,19 +143,29 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 	if len(nr.Items) > 0 {
 		stage = nr.Items[0].Stage
 	}
+	if nr.Kind == "" {
+		nr.Kind = KindInteractive
+	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var batch any
 		if nr.BatchID != "" {
 			batch = nr.BatchID
 		}
+		// A queued review has no deadline yet: admission sets it. Until
+		// then deadline_at lies far ahead so the expiry sweep ignores it.
 		_, err := tx.Exec(ctx, `
 			INSERT INTO reviews (id, batch_id, repo, source, base_ref, head_ref, base_sha, head_sha,
 			                     snapshot, status, stage, intent_mode, skipped_stages, config,
-			                     started_at, deadline_at, purpose)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,'running',$10,$11,$12,$13, now(), now() + $14::interval, $15)`,
+			                     started_at, deadline_at, purpose, kind, timeout_ms, dedupe_key)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,
+			        CASE WHEN $16 THEN 'queued' ELSE 'running' END,$10,$11,$12,$13,
+			        CASE WHEN $16 THEN NULL ELSE now() END,
+			        CASE WHEN $16 THEN now() + interval '100 years' ELSE now() + $14::interval END,
+			        $15, $17, $18, $19)`,
 			nr.ID, batch, nr.Repo, nr.Source, nr.BaseRef, nr.HeadRef, nr.BaseSHA, nr.HeadSHA,
 			nr.Snapshot, string(stage), nr.IntentMode, nr.SkippedStages, nr.Config,
-			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()), nr.Purpose)
+			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()), nr.Purpose,
+			nr.Queued, nr.Kind, nr.Timeout.Milliseconds(), nr.DedupeKey)
 		if err != nil {
 			return fmt.Errorf("insert review: %w", err)
 		}
@@ -176,7 +204,7 @@ func nonNilStrings(v []string) []string {
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
 	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
-	tokens_out, created_at, started_at, finished_at, deadline_at`
+	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key`
 
 func scanReview(row pgx.Row) (Review, error) {
 	var r Review
@@ -184,7 +212,7 @@ func scanReview(row pgx.Row) (Review, error) {
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
 		&r.Error, &r.Incomplete, &r.FailedItems, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
-		&r.FinishedAt, &r.DeadlineAt)
+		&r.FinishedAt, &r.DeadlineAt, &r.Kind, &r.DedupeKey)
 	r.Stage = review.Stage(stage)
 	return r, translate(err)
 }

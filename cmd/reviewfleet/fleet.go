@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
@@ -50,11 +52,19 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)
-		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d\n",
-			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired)
+		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d, admitted %d\n",
+			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired, st.Admitted)
 		return err
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
+	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
+		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
+		sched := &bulk.Scheduler{App: a, Schedules: a.Cfg.Scheduler.Schedules}
+		errc := make(chan error, 1)
+		go func() { errc <- sched.Run(ctx) }()
+		rerr := rec.Run(ctx, a.Cfg.Scheduler.Interval)
+		return errors.Join(rerr, <-errc)
+	}
 	return rec.Run(ctx, a.Cfg.Scheduler.Interval)
 }
 

@@ -48,8 +48,10 @@ Usage:
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
   reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
   reviewfleet report   ID [--format markdown|json|sarif]
+  reviewfleet bulk     --manifest FILE | --github-org ORG [--repo-filter GLOB] [--max-running N] [--no-wait]
+  reviewfleet batch    list | status ID | report ID | cancel ID
   reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
-  reviewfleet scheduler [--once]              run the reconciler
+  reviewfleet scheduler [--once]              run the reconciler, admission and scheduled bulk reviews
   reviewfleet migrate  [--down] [--status]    apply the database migrations
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
@@ -67,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
-		"local": cmdLocal,
+		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

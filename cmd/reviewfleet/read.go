@@ -67,6 +67,11 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(r.SkippedStages) > 0 {
 		fmt.Fprintf(stdout, "skipped %v\n", r.SkippedStages)
 	}
+	if r.Status == store.StatusQueued {
+		if pos, total, err := a.Store.QueuePosition(ctx, r.ID); err == nil && pos > 0 {
+			fmt.Fprintf(stdout, "queue   position %d of %d queued (waiting for a place: fleet.max_running_reviews)\n", pos, total)
+		}
+	}
 	fmt.Fprintf(stdout, "progress %s\nllm     %d calls, %d tokens in, %d out\n", line, r.LLMCalls, r.TokensIn, r.TokensOut)
 	if r.SnapshotFallback != "" {
 		fmt.Fprintf(stdout, "snapshot changed files only: %s\n", r.SnapshotFallback)

@@ -38,6 +38,35 @@ type Config struct {
 	Scheduler Scheduler `yaml:"scheduler"`
 	Telemetry Telemetry `yaml:"telemetry"`
 	Snapshot  Snapshot  `yaml:"snapshot"`
+	Fleet     Fleet     `yaml:"fleet"`
+	Bulk      Bulk      `yaml:"bulk"`
+	GitHub    GitHub    `yaml:"github"`
+}
+
+// Fleet configures admission control for the whole fleet.
+type Fleet struct {
+	// MaxRunningReviews is how many reviews may run at once fleet-wide;
+	// the rest wait as queued, their deadline not yet counting (default 32;
+	// 0 = no limit). Size it to what the workers and the LLM quota sustain.
+	MaxRunningReviews int `yaml:"max_running_reviews"`
+}
+
+// Bulk configures batch submission.
+type Bulk struct {
+	// MaxRunningPerBatch caps the running reviews of one batch so it cannot
+	// take the whole fleet (default 16; 0 = no cap; --max-running per batch).
+	MaxRunningPerBatch int `yaml:"max_running_per_batch"`
+	// SubmitConcurrency is how many entries are prepared and stored at once
+	// (default 4).
+	SubmitConcurrency int `yaml:"submit_concurrency"`
+}
+
+// GitHub configures listing an organisation's pull requests. The token is
+// read from GITHUB_TOKEN and never stored.
+type GitHub struct {
+	// APIURL is the REST API base URL (default https://api.github.com/; for
+	// GitHub Enterprise https://HOST/api/v3/; env GITHUB_API_URL).
+	APIURL string `yaml:"api_url"`
 }
 
 // Snapshot configures the workers' cache of repositories and head trees.
@@ -198,6 +227,17 @@ type Scheduler struct {
 	Interval      time.Duration `yaml:"interval"`       // default 10s
 	RequeueAfter  time.Duration `yaml:"requeue_after"`  // default 30s: pending items older than this are checked against the queues
 	ReviewTimeout time.Duration `yaml:"review_timeout"` // default 30m: past it a review fails
+	// Schedules are bulk reviews run on a cron schedule (default none).
+	Schedules []Schedule `yaml:"schedules"`
+}
+
+// Schedule is one scheduled bulk review: a manifest or a GitHub org.
+type Schedule struct {
+	Name       string `yaml:"name"`        // unique; names the batches it creates
+	Cron       string `yaml:"cron"`        // e.g. "0 2 * * *" (UTC)
+	Manifest   string `yaml:"manifest"`    // a JSON Lines manifest file, or
+	GitHubOrg  string `yaml:"github_org"`  // every open pull request of this org
+	RepoFilter string `yaml:"repo_filter"` // glob over owner/name (with github_org)
 }
 
 // Telemetry configures tracing.
@@ -242,6 +282,9 @@ func Default() Config {
 		Scheduler: Scheduler{Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
 		Snapshot:  Snapshot{MaxBytes: 2 << 30},
+		Fleet:     Fleet{MaxRunningReviews: 32},
+		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
+		GitHub:    GitHub{APIURL: "https://api.github.com/"},
 	}
 }
 

@@ -103,3 +103,25 @@ func TestModelFor(t *testing.T) {
 		t.Fatal("per-stage model not chosen")
 	}
 }
+
+func TestSchedulesFromEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg, err := load("", env(map[string]string{
+		"REVIEWFLEET_SCHEDULER_SCHEDULES": `[{"name": "nightly", "cron": "0 2 * * *", "github_org": "acme", "repo_filter": "acme/*"}]`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Schedule{{Name: "nightly", Cron: "0 2 * * *", GitHubOrg: "acme", RepoFilter: "acme/*"}}
+	if !reflect.DeepEqual(cfg.Scheduler.Schedules, want) {
+		t.Fatalf("schedules %+v", cfg.Scheduler.Schedules)
+	}
+	_, err = load("", env(map[string]string{
+		"REVIEWFLEET_SCHEDULER_SCHEDULES": `[{"name": "a", "cron": "every night", "manifest": "m", "github_org": "o"}, {"name": "a", "cron": "@daily"}]`,
+	}))
+	for _, msg := range []string{`"a": cron "every night"`, "exactly one of manifest and github_org", "the name is used twice"} {
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("invalid schedules: want %q in %v", msg, err)
+		}
+	}
+}

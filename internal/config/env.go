@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // EnvPrefix starts every configuration environment variable.
@@ -18,6 +20,7 @@ var conventionalEnv = map[string]string{
 	"OPENAI_BASE_URL": "llm.base_url",
 	"OPENAI_API_KEY":  "llm.api_key",
 	"OPENAI_MODEL":    "llm.model",
+	"GITHUB_API_URL":  "github.api_url",
 }
 
 // Keys lists every configuration key as "section.key" (or "key" at the top
@@ -127,6 +130,13 @@ func setField(f reflect.Value, raw string) error {
 			}
 		}
 		f.Set(reflect.ValueOf(items))
+	case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+		// A list of entries (scheduler.schedules) is given as YAML or JSON.
+		v := reflect.New(f.Type())
+		if err := yaml.Unmarshal([]byte(raw), v.Interface()); err != nil {
+			return fmt.Errorf("want a YAML or JSON list: %w", err)
+		}
+		f.Set(v.Elem())
 	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.Float64:
 		m := map[string]float64{}
 		for _, kv := range strings.Split(raw, ",") {

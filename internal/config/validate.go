@@ -76,6 +76,17 @@ func (c Config) Validate() error {
 	if c.Scheduler.Interval <= 0 || c.Scheduler.ReviewTimeout <= 0 {
 		bad("scheduler", "interval and review_timeout must be positive")
 	}
+	nonNegative := func(key string, v int) {
+		if v < 0 {
+			bad(key, "must not be negative, got %d", v)
+		}
+	}
+	nonNegative("fleet.max_running_reviews", c.Fleet.MaxRunningReviews)
+	nonNegative("bulk.max_running_per_batch", c.Bulk.MaxRunningPerBatch)
+	positive("bulk.submit_concurrency", c.Bulk.SubmitConcurrency)
+	for _, msg := range validateSchedules(c.Scheduler.Schedules) {
+		bad("scheduler.schedules", "%s", msg)
+	}
 	if c.LLM.Model == "" {
 		bad("llm.model", "must not be empty")
 	}

@@ -31,7 +31,13 @@ type Pipeline struct {
 	Triage   TriageFunc
 	MaxRetry int           // attempts per task beyond the first
 	Timeout  time.Duration // per task; 0 = asynq's default
-	Log      *slog.Logger
+	// Admission bounds the running reviews; Admit starts queued ones.
+	Admission store.Admission
+	// AdmitOnly, when set, restricts admission to one review: the
+	// in-process fleet of a single `review` command must not start other
+	// reviews whose tasks belong to the fleet's shared queues.
+	AdmitOnly string
+	Log       *slog.Logger
 	// OnFailed, when set, is called after this pipeline failed a review
 	// (for example to store a report saying why).
 	OnFailed func(ctx context.Context, reviewID string)
@@ -109,14 +115,19 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return nil
 		}
 		to := next(Chain(r.SkippedStages), r.Stage)
-		if ended, err := p.failIfNothingReviewed(ctx, r); err != nil || ended {
+		if ended, err := p.failIfNothingReviewed(ctx, r); err != nil {
 			return err
+		} else if ended {
+			return p.admitNext(ctx)
 		}
 		won, err := p.Store.Advance(ctx, reviewID, r.Stage, to, p.planner(r, to))
 		if err != nil {
 			return err
 		}
-		if !won || to == review.StageDone {
+		if won && to == review.StageDone {
+			return p.admitNext(ctx)
+		}
+		if !won {
 			return nil
 		}
 		n, err := p.EnqueuePending(ctx, reviewID, to)
@@ -150,13 +161,24 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 // Enqueue hands ledger items to their stage queues with deterministic task IDs.
 func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 	byStage := map[string]map[review.Stage][]string{}
+	bulk := map[string]bool{}
 	var errs []error
 	for _, it := range items {
+		isBulk, known := bulk[it.ReviewID]
+		if !known {
+			r, err := p.Store.GetReview(ctx, it.ReviewID)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			isBulk = r.Kind == store.KindBulk
+			bulk[it.ReviewID] = isBulk
+		}
 		opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
 		if p.Timeout > 0 {
 			opts = append(opts, asynq.Timeout(p.Timeout))
 		}
-		task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key}, opts...)
+		task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Bulk: isBulk}, opts...)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -22,6 +22,8 @@ type Payload struct {
 	ReviewID string       `json:"review_id"`
 	Stage    review.Stage `json:"stage"`
 	Item     string       `json:"item"`
+	// Bulk sends the task to the bulk queues (a review of a batch).
+	Bulk bool `json:"bulk,omitempty"`
 }
 
 // TaskType is the permanent asynq type name of a stage's task, e.g.
@@ -31,19 +33,35 @@ func TaskType(stage review.Stage) string { return "review:" + string(stage) }
 // TaskStages lists the stages that run as tasks, in pipeline order.
 var TaskStages = []review.Stage{review.StageIntent, review.StageVerify, review.StageExpert, review.StageEval, review.StageReport}
 
-// Queue is the asynq queue a stage's tasks go to.
+// Queue is the asynq queue an interactive review's stage tasks go to.
 func Queue(stage review.Stage) string { return "reviewfleet:" + string(stage) }
 
-// QueueWeights weights later stages higher, so that finishing reviews
-// already in flight beats starting new ones.
-func QueueWeights() map[string]int {
-	return map[string]int{
-		Queue(review.StageReport): 10,
-		Queue(review.StageEval):   8,
-		Queue(review.StageExpert): 6,
-		Queue(review.StageVerify): 4,
-		Queue(review.StageIntent): 2,
+// BulkQueue is the asynq queue a bulk review's stage tasks go to.
+func BulkQueue(stage review.Stage) string { return "reviewfleet:bulk:" + string(stage) }
+
+// QueueFor is the queue of a stage's tasks for an interactive or a bulk review.
+func QueueFor(stage review.Stage, bulk bool) string {
+	if bulk {
+		return BulkQueue(stage)
 	}
+	return Queue(stage)
+}
+
+// QueueWeights weights later stages higher, so that finishing reviews
+// already in flight beats starting new ones, and interactive queues ten
+// times higher than bulk ones, so that a waiting interactive task is
+// almost always the next one a worker takes while bulk work still
+// progresses.
+func QueueWeights() map[string]int {
+	w := map[string]int{}
+	for stage, n := range map[review.Stage]int{
+		review.StageReport: 5, review.StageEval: 4, review.StageExpert: 3,
+		review.StageVerify: 2, review.StageIntent: 1,
+	} {
+		w[Queue(stage)] = 10 * n
+		w[BulkQueue(stage)] = n
+	}
+	return w
 }
 
 // TaskID is the deterministic asynq task ID of a ledger item, so that a
@@ -63,7 +81,7 @@ func NewTask(ctx context.Context, p Payload, opts ...asynq.Option) (*asynq.Task,
 	otel.GetTextMapPropagator().Inject(ctx, propagation.MapCarrier(headers))
 	base := []asynq.Option{
 		asynq.TaskID(TaskID(p.ReviewID, p.Stage, p.Item)),
-		asynq.Queue(Queue(p.Stage)),
+		asynq.Queue(QueueFor(p.Stage, p.Bulk)),
 	}
 	return asynq.NewTaskWithHeaders(TaskType(p.Stage), body, headers, append(base, opts...)...), nil
 }

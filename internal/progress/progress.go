@@ -57,6 +57,12 @@ func Line(ctx context.Context, st *store.Store, r store.Review) (string, error) 
 		}
 	}
 	line := strings.Join(parts, " · ")
+	if r.Status == store.StatusQueued {
+		// Waiting for a place in the fleet: say where in the queue.
+		if pos, total, err := st.QueuePosition(ctx, r.ID); err == nil && pos > 0 {
+			line = fmt.Sprintf("queued %d of %d · ", pos, total) + line
+		}
+	}
 	if sum, err := st.EvalSummary(ctx, r.ID); err == nil && len(sum) > 0 {
 		keys := make([]string, 0, len(sum))
 		for k := range sum {

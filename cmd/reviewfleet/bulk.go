@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// labelFlags collects repeated --label key=value flags.
+type labelFlags map[string]string
+
+func (l labelFlags) String() string { return fmt.Sprint(map[string]string(l)) }
+
+func (l labelFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	l[strings.TrimSpace(k)] = val
+	return nil
+}
+
+func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("bulk", stderr)
+	manifest := fs.String("manifest", "", "JSON Lines file: one {\"repo\", \"base\", \"head\", \"labels\", \"purpose\"} per line")
+	org := fs.String("github-org", "", "review every open pull request of this GitHub organisation (token: GITHUB_TOKEN)")
+	filter := fs.String("repo-filter", "", "with --github-org: only repositories whose owner/name matches this glob")
+	batchID := fs.String("batch-id", "", "batch ID (default: derived from the source and its entries, so re-running resumes)")
+	name := fs.String("name", "", "batch name (default: the source)")
+	maxRunning := fs.Int("max-running", 0, "running reviews of this batch at most (default bulk.max_running_per_batch)")
+	noWait := fs.Bool("no-wait", false, "print the batch ID once submitted and return (needs a fleet: REDIS_URL and workers)")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	labels := labelFlags{}
+	fs.Var(labels, "label", "key=value label of the batch (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if (*manifest == "") == (*org == "") {
+		return exitError{code: 2, err: errors.New("usage: reviewfleet bulk --manifest FILE | --github-org ORG [--repo-filter GLOB] [--no-wait]")}
+	}
+	if *filter != "" && *org == "" {
+		return exitError{code: 2, err: errors.New("--repo-filter applies to --github-org only")}
+	}
+	if *maxRunning < 0 {
+		return exitError{code: 2, err: errors.New("--max-running must not be negative")}
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
+		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+	}
+	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter)
+	if err != nil {
+		return err
+	}
+	spec.ID, spec.MaxRunning, spec.Labels = *batchID, *maxRunning, labels
+	if *name != "" {
+		spec.Name = *name
+	}
+	if spec.ID == "" {
+		spec.ID = bulk.DeriveID(spec.Source, spec.Entries)
+	}
+
+	var progOut io.Writer = stderr
+	if *quiet {
+		progOut = io.Discard
+	}
+	// Without REDIS_URL this command is the fleet: workers and the
+	// reconciler run here until the batch ends.
+	if a.LocalRedis {
+		stop, err := runLocalFleet(ctx, a)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
+	sub := &bulk.Submitter{App: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
+	var entriesDone atomic.Int64
+	step := max(int64(len(spec.Entries))/10, 1)
+	sub.OnEntry = func(store.BatchEntry) {
+		if n := entriesDone.Add(1); n%step == 0 {
+			fmt.Fprintf(progOut, "batch %s: %d/%d entries submitted\n", spec.ID, n, len(spec.Entries))
+		}
+	}
+	res, err := sub.Submit(ctx, spec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(progOut, "batch %s: %d new reviews, %d linked to identical reviews, %d already submitted, %d could not be submitted\n",
+		res.Batch.ID, res.New, res.Duplicates, res.Resumed, res.Errors)
+	if *noWait {
+		fmt.Fprintln(stdout, res.Batch.ID)
+		return nil
+	}
+	p, err := bulk.Wait(ctx, a.Store, res.Batch.ID, progOut)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, res.Batch.ID)
+	if p.Failed > 0 || res.Errors > 0 {
+		return exitError{code: 1, err: fmt.Errorf("batch %s: %d reviews failed, %d entries could not be submitted (`reviewfleet batch report %s`)",
+			res.Batch.ID, p.Failed, res.Errors, res.Batch.ID)}
+	}
+	return nil
+}
+
+// bulkSpec reads the entries of a manifest or lists an organisation's
+// pull requests.
+func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter string) (bulk.Spec, error) {
+	if manifest != "" {
+		f, err := os.Open(manifest)
+		if err != nil {
+			return bulk.Spec{}, fmt.Errorf("open manifest: %w", err)
+		}
+		defer f.Close()
+		entries, err := bulk.ParseManifest(f)
+		if err != nil {
+			return bulk.Spec{}, exitError{code: 2, err: fmt.Errorf("%s: %w", manifest, err)}
+		}
+		return bulk.Spec{Name: manifest, Source: "manifest:" + manifest, Entries: entries}, nil
+	}
+	entries, err := bulk.ListOrgPullRequests(ctx, org, bulk.GitHubOptions{
+		APIURL: a.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: filter,
+	})
+	if err != nil {
+		return bulk.Spec{}, err
+	}
+	if len(entries) == 0 {
+		return bulk.Spec{}, fmt.Errorf("github org %s has no open pull request in a repository matching %q", org, filter)
+	}
+	src := "github:" + org
+	if filter != "" {
+		src += ":" + filter
+	}
+	return bulk.Spec{Name: src, Source: src, Entries: entries}, nil
+}
+
+// runLocalFleet runs a worker and the reconciler in this process (an
+// in-process Redis has no other fleet) and returns what stops them.
+func runLocalFleet(ctx context.Context, a *app.App) (func(), error) {
+	wcfg := a.Cfg.Worker
+	wcfg.HealthAddr = ""
+	wcfg.ShutdownTimeout = 2 * time.Second
+	w, err := a.NewWorker(wcfg)
+	if err != nil {
+		return nil, err
+	}
+	rec := a.Reconciler()
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = w.Run(fctx) }()
+	go func() { defer wg.Done(); _ = rec.Run(fctx, time.Second) }()
+	return func() { cancel(); wg.Wait() }, nil
+}

@@ -1,0 +1,293 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/robfig/cron/v3"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/config"
+)
+
+// Scheduled bulk reviews fire as tasks of this type on this queue, served
+// by every scheduler process.
+const (
+	ScheduleTaskType = "bulk:schedule"
+	ScheduleQueue    = "reviewfleet:schedule"
+	leaderKey        = "reviewfleet:scheduler:leader"
+)
+
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// Scheduler fires the configured scheduled bulk reviews. Every scheduler
+// process runs one; a Redis lease elects one leader, and only the leader
+// runs asynq's PeriodicTaskManager, so a firing is enqueued once. Each
+// firing task is also asynq.Unique, and its batch ID is derived from the
+// schedule's name and firing time, so even a firing handled twice
+// submits its batch once.
+type Scheduler struct {
+	App       *app.App
+	Schedules []config.Schedule
+	// ID names this process in the lease (default: host and pid).
+	ID string
+	// LeaseTTL is how long a leader's lease lasts without renewal
+	// (default 15s); it is renewed every third of that.
+	LeaseTTL time.Duration
+	// SyncInterval is how often the periodic task manager rereads the
+	// schedules (default 10s).
+	SyncInterval time.Duration
+	// OnFiring, when set, is called with each firing's batch ID before
+	// it is submitted (tests count firings with it).
+	OnFiring func(name, batchID string)
+
+	leader atomic.Bool
+}
+
+// IsLeader reports whether this process holds the lease now.
+func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
+
+type firing struct {
+	Name string `json:"name"`
+}
+
+// Run serves firings and, while it leads, fires the schedules, until ctx
+// is cancelled.
+func (s *Scheduler) Run(ctx context.Context) error {
+	if len(s.Schedules) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	if s.ID == "" {
+		host, _ := os.Hostname()
+		s.ID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	ttl := s.LeaseTTL
+	if ttl <= 0 {
+		ttl = 15 * time.Second
+	}
+	rdb, ok := s.App.RedisOpt.MakeRedisClient().(redis.UniversalClient)
+	if !ok {
+		return errors.New("scheduled reviews: unexpected redis client type")
+	}
+	defer rdb.Close()
+
+	srv := asynq.NewServer(s.App.RedisOpt, asynq.Config{
+		Concurrency: 1, Queues: map[string]int{ScheduleQueue: 1},
+		TaskCheckInterval: 200 * time.Millisecond, LogLevel: asynq.WarnLevel,
+	})
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(ScheduleTaskType, s.handle)
+	if err := srv.Start(mux); err != nil {
+		return fmt.Errorf("serve scheduled reviews: %w", err)
+	}
+	defer srv.Shutdown()
+
+	var mgr *asynq.PeriodicTaskManager
+	stopMgr := func() {
+		if mgr != nil {
+			mgr.Shutdown()
+			mgr = nil
+		}
+		s.leader.Store(false)
+	}
+	defer func() {
+		stopMgr()
+		// Hand the lease over at once rather than after its TTL.
+		bg, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = release.Run(bg, rdb, []string{leaderKey}, s.ID).Err()
+	}()
+	t := time.NewTicker(ttl / 3)
+	defer t.Stop()
+	for {
+		held, err := s.holdLease(ctx, rdb, ttl)
+		switch {
+		case err != nil:
+			// Unsure whether we still lead: stop firing, as the lease may
+			// pass to another process.
+			s.App.Log.Warn("scheduler lease", "err", err)
+			stopMgr()
+		case held && mgr == nil:
+			m, err := s.newManager()
+			if err != nil {
+				return err
+			}
+			if err := m.Start(); err != nil {
+				return fmt.Errorf("start scheduled reviews: %w", err)
+			}
+			mgr = m
+			s.leader.Store(true)
+			s.App.Log.Info("scheduler: leading scheduled reviews", "id", s.ID)
+		case !held && mgr != nil:
+			stopMgr()
+			s.App.Log.Info("scheduler: lost the lead", "id", s.ID)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// holdLease takes the lease if it is free or renews it if this process
+// holds it, and reports whether this process holds it.
+func (s *Scheduler) holdLease(ctx context.Context, rdb redis.UniversalClient, ttl time.Duration) (bool, error) {
+	ok, err := rdb.SetNX(ctx, leaderKey, s.ID, ttl).Result()
+	if err != nil || ok {
+		return ok, err
+	}
+	n, err := renew.Run(ctx, rdb, []string{leaderKey}, s.ID, ttl.Milliseconds()).Int()
+	return n == 1, err
+}
+
+func (s *Scheduler) newManager() (*asynq.PeriodicTaskManager, error) {
+	sync := s.SyncInterval
+	if sync <= 0 {
+		sync = 10 * time.Second
+	}
+	return asynq.NewPeriodicTaskManager(asynq.PeriodicTaskManagerOpts{
+		RedisConnOpt:               s.App.RedisOpt,
+		PeriodicTaskConfigProvider: configProvider(s.Schedules),
+		SyncInterval:               sync,
+		SchedulerOpts:              &asynq.SchedulerOpts{Location: time.UTC, LogLevel: asynq.WarnLevel},
+	})
+}
+
+type configProvider []config.Schedule
+
+// GetConfigs turns the schedules into periodic tasks, each unique for
+// half its period so a firing is enqueued once.
+func (p configProvider) GetConfigs() ([]*asynq.PeriodicTaskConfig, error) {
+	var out []*asynq.PeriodicTaskConfig
+	for _, sc := range p {
+		sched, err := cronParser.Parse(sc.Cron)
+		if err != nil {
+			return nil, fmt.Errorf("schedule %q: %w", sc.Name, err)
+		}
+		body, _ := json.Marshal(firing{Name: sc.Name})
+		out = append(out, &asynq.PeriodicTaskConfig{
+			Cronspec: sc.Cron,
+			Task: asynq.NewTask(ScheduleTaskType, body, asynq.Queue(ScheduleQueue),
+				asynq.Unique(max(period(sched)/2, time.Second)), asynq.MaxRetry(3)),
+		})
+	}
+	return out, nil
+}
+
+func period(s cron.Schedule) time.Duration {
+	a := s.Next(time.Now())
+	return s.Next(a).Sub(a)
+}
+
+// FiringTime is the activation of a schedule that a firing handled at now
+// belongs to: the latest activation at or before now. An "@every"
+// schedule has no fixed activations; its firings are counted in slots of
+// its period since the epoch.
+func FiringTime(spec string, now time.Time) (time.Time, error) {
+	sched, err := cronParser.Parse(spec)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return now.Truncate(every.Delay), nil
+	}
+	now = now.UTC()
+	t := sched.Next(now.AddDate(0, -13, 0))
+	if t.After(now) {
+		return time.Time{}, fmt.Errorf("schedule %q has no activation in the past 13 months", spec)
+	}
+	for n := sched.Next(t); !n.After(now); n = sched.Next(t) {
+		t = n
+	}
+	return t, nil
+}
+
+// ScheduleBatchID is the batch of one firing of a schedule.
+func ScheduleBatchID(name string, at time.Time) string {
+	return uuid.NewSHA1(namespace, []byte("schedule\n"+name+"\n"+at.UTC().Format(time.RFC3339))).String()
+}
+
+func (s *Scheduler) handle(ctx context.Context, t *asynq.Task) error {
+	var f firing
+	if err := json.Unmarshal(t.Payload(), &f); err != nil {
+		return fmt.Errorf("decode firing: %v: %w", err, asynq.SkipRetry)
+	}
+	var sc *config.Schedule
+	for i := range s.Schedules {
+		if s.Schedules[i].Name == f.Name {
+			sc = &s.Schedules[i]
+		}
+	}
+	if sc == nil {
+		return fmt.Errorf("no schedule %q in this scheduler's configuration: %w", f.Name, asynq.SkipRetry)
+	}
+	at, err := FiringTime(sc.Cron, time.Now())
+	if err != nil {
+		return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+	}
+	id := ScheduleBatchID(sc.Name, at)
+	if s.OnFiring != nil {
+		s.OnFiring(sc.Name, id)
+	}
+	spec, err := s.spec(ctx, *sc)
+	if err != nil {
+		return fmt.Errorf("scheduled review %s: %w", sc.Name, err)
+	}
+	spec.ID = id
+	spec.Name = fmt.Sprintf("%s %s", sc.Name, at.UTC().Format(time.RFC3339))
+	spec.Labels = map[string]string{"schedule": sc.Name, "fired_at": at.UTC().Format(time.RFC3339)}
+	sub := &Submitter{App: s.App, Concurrency: s.App.Cfg.Bulk.SubmitConcurrency}
+	if _, err := sub.Submit(ctx, spec); err != nil {
+		return fmt.Errorf("scheduled review %s: %w", sc.Name, err)
+	}
+	return nil
+}
+
+func (s *Scheduler) spec(ctx context.Context, sc config.Schedule) (Spec, error) {
+	if sc.Manifest != "" {
+		f, err := os.Open(sc.Manifest)
+		if err != nil {
+			return Spec{}, fmt.Errorf("open manifest: %w", err)
+		}
+		defer f.Close()
+		entries, err := ParseManifest(f)
+		if err != nil {
+			return Spec{}, fmt.Errorf("%s: %v: %w", sc.Manifest, err, asynq.SkipRetry)
+		}
+		return Spec{Source: "schedule:" + sc.Name + ":manifest:" + sc.Manifest, Entries: entries}, nil
+	}
+	entries, err := ListOrgPullRequests(ctx, sc.GitHubOrg, GitHubOptions{
+		APIURL: s.App.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: sc.RepoFilter,
+	})
+	if err != nil {
+		return Spec{}, err
+	}
+	src := "schedule:" + sc.Name + ":github:" + sc.GitHubOrg
+	if sc.RepoFilter != "" {
+		src += ":" + strings.TrimSpace(sc.RepoFilter)
+	}
+	return Spec{Source: src, Entries: entries}, nil
+}

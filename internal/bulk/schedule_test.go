@@ -1,0 +1,155 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+func TestFiringTime(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 4, 9, 17, 30, 0, time.UTC)
+	for spec, want := range map[string]time.Time{
+		"0 2 * * *":   time.Date(2026, 3, 4, 2, 0, 0, 0, time.UTC),
+		"*/5 * * * *": time.Date(2026, 3, 4, 9, 15, 0, 0, time.UTC),
+		"@weekly":     time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		"@every 10m":  time.Date(2026, 3, 4, 9, 10, 0, 0, time.UTC),
+	} {
+		got, err := FiringTime(spec, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("FiringTime(%q) = %v, %v; want %v", spec, got, err, want)
+		}
+	}
+	if ScheduleBatchID("n", now) != ScheduleBatchID("n", now) || ScheduleBatchID("n", now) == ScheduleBatchID("m", now) {
+		t.Error("batch IDs of firings are not derived from name and time")
+	}
+}
+
+// Two scheduler processes with the same schedule: one leads at a time,
+// every firing is handled once, and when the leader stops the other takes
+// over and goes on firing.
+func TestTwoSchedulersFireOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	repo, err := demo.WriteRepo(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(Entry{Repo: repo.Dir, Base: repo.Base, Head: repo.Head})
+	manifest := filepath.Join(t.TempDir(), "nightly.jsonl")
+	if err := os.WriteFile(manifest, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.DatabaseURL = testenv.IsolatedSchema(t)
+	cfg.RedisURL = testenv.RedisURL(t)
+	cfg.Expert.SnapshotDir = t.TempDir()
+	cfg.Scheduler.Schedules = []config.Schedule{{Name: "often", Cron: "@every 3s", Manifest: manifest}}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	var mu sync.Mutex
+	firings := map[string]int{}
+	var order []string
+	onFiring := func(_, id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firings[id] == 0 {
+			order = append(order, id)
+		}
+		firings[id]++
+	}
+	distinct := func() int { mu.Lock(); defer mu.Unlock(); return len(order) }
+
+	var scheds []*Scheduler
+	var stops []func()
+	for i := range 2 {
+		a, err := app.Open(ctx, cfg, app.Options{SkipLLM: true, Migrate: i == 0, Log: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		s := &Scheduler{App: a, Schedules: cfg.Scheduler.Schedules, ID: []string{"a", "b"}[i],
+			LeaseTTL: 5 * time.Second, SyncInterval: 500 * time.Millisecond, OnFiring: onFiring}
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = s.Run(sctx) }()
+		scheds = append(scheds, s)
+		stops = append(stops, func() { stop(); <-done })
+	}
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+
+	both := false
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			if scheds[0].IsLeader() && scheds[1].IsLeader() {
+				both = true
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("waiting for %s: %v", what, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	waitFor("two firings", func() bool { return distinct() >= 2 })
+	leader := 0
+	if scheds[1].IsLeader() {
+		leader = 1
+	}
+	if !scheds[leader].IsLeader() {
+		t.Fatal("no scheduler leads")
+	}
+	stops[leader]()
+	stops[leader] = func() {}
+	before := distinct()
+	waitFor("the other scheduler to take over", func() bool { return scheds[1-leader].IsLeader() })
+	waitFor("a firing after the takeover", func() bool { return distinct() > before })
+	if both {
+		t.Error("both schedulers led at once")
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	for id, n := range firings {
+		if n != 1 {
+			t.Errorf("firing %s handled %d times", id, n)
+		}
+	}
+	st := scheds[1-leader].App.Store
+	for _, id := range order {
+		b, err := st.GetBatch(ctx, id)
+		if err != nil {
+			// A firing being handled right now may not have its batch yet.
+			if id == order[len(order)-1] {
+				continue
+			}
+			t.Fatalf("firing %s has no batch: %v", id, err)
+		}
+		if b.Entries != 1 || b.Labels["schedule"] != "often" {
+			t.Errorf("batch of firing %s: %+v", id, b)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package bulk
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// namespace derives batch and review IDs (UUIDv5) so that re-running the
+// same submission finds what an interrupted run already stored.
+var namespace = uuid.MustParse("6f1d0c55-5c8e-4b7a-9d4e-2b7f0a3c9e11")
+
+// Spec is a batch to submit.
+type Spec struct {
+	// ID is the batch ID. Empty: derived from Source and the entries, so
+	// the same command on the same entries resumes the same batch.
+	ID      string
+	Name    string
+	Source  string // "manifest:PATH", "github:ORG", "schedule:NAME"
+	Labels  map[string]string
+	Entries []Entry
+	// MaxRunning caps this batch's running reviews (0: bulk.max_running_per_batch).
+	MaxRunning int
+}
+
+// DeriveID is the batch ID of a source and its entries.
+func DeriveID(source string, entries []Entry) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", source)
+	enc := json.NewEncoder(h)
+	for _, e := range entries {
+		_ = enc.Encode(struct {
+			Line int
+			E    Entry
+		}{e.Line, e})
+	}
+	return uuid.NewSHA1(namespace, h.Sum(nil)).String()
+}
+
+// Result says what a submission did.
+type Result struct {
+	Batch      store.Batch
+	New        int // reviews created by this run
+	Resumed    int // entries an earlier run had already submitted
+	Duplicates int // entries linked to an identical review
+	Errors     int // entries that could not be submitted
+}
+
+// Submitter submits batches through an opened app.
+type Submitter struct {
+	App *app.App
+	// Concurrency is how many entries are prepared at once (default 4).
+	Concurrency int
+	// OnEntry, when set, is called after each entry (for progress).
+	OnEntry func(e store.BatchEntry)
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+// Submit stores the batch and one review per entry, in parallel up to
+// Concurrency. Entries an earlier run of the same batch submitted are
+// skipped; an entry identical to an earlier review (same dedupe key, see
+// app.DedupeKey) is linked to it instead of being reviewed again. An entry
+// that cannot be prepared (a ref that does not resolve) is recorded with
+// its error and the others go on. A cancelled batch submits nothing more.
+func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
+	if spec.ID == "" {
+		spec.ID = DeriveID(spec.Source, spec.Entries)
+	}
+	batch, err := s.App.Store.CreateBatch(ctx, store.Batch{
+		ID: spec.ID, Name: spec.Name, Source: spec.Source, Labels: spec.Labels,
+		MaxRunning: spec.MaxRunning, Entries: len(spec.Entries),
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Batch: batch}
+	if batch.Status == store.BatchCancelled {
+		return res, fmt.Errorf("batch %s was cancelled", batch.ID)
+	}
+	done, err := s.App.Store.BatchEntries(ctx, batch.ID)
+	if err != nil {
+		return res, err
+	}
+	submitted := map[int]bool{}
+	for _, e := range done {
+		if e.ReviewID != "" {
+			submitted[e.Line] = true
+		}
+	}
+	n := s.Concurrency
+	if n <= 0 {
+		n = 4
+	}
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, e := range spec.Entries {
+		if submitted[e.Line] {
+			res.Resumed++
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(e Entry) {
+			defer func() { <-sem; wg.Done() }()
+			be, created, err := s.submitEntry(ctx, batch.ID, e)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				errs = append(errs, err)
+			case be.Error != "":
+				res.Errors++
+			case be.Duplicate:
+				res.Duplicates++
+			case created:
+				res.New++
+			default:
+				res.Resumed++
+			}
+			if err == nil && s.OnEntry != nil {
+				s.OnEntry(be)
+			}
+		}(e)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return res, fmt.Errorf("submit batch %s (re-run the same command to resume): %w", batch.ID, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("submit batch %s interrupted (re-run the same command to resume): %w", batch.ID, err)
+	}
+	if err := s.App.Store.FinishBatchSubmission(ctx, batch.ID); err != nil {
+		return res, err
+	}
+	res.Batch, err = s.App.Store.GetBatch(ctx, batch.ID)
+	return res, err
+}
+
+// submitEntry submits one entry and records it. It reports whether it
+// created a new review. An error is returned only for what stops the
+// batch (the database); an entry's own problem is recorded in its row.
+func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (store.BatchEntry, bool, error) {
+	be := store.BatchEntry{
+		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
+	}
+	id := uuid.NewSHA1(uuid.MustParse(batchID), fmt.Appendf(nil, "line %d", e.Line)).String()
+	if _, err := s.App.Store.GetReview(ctx, id); err == nil {
+		// Created by an interrupted run that did not get to record it.
+		be.ReviewID = id
+		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return be, false, err
+	}
+	nr, err := s.App.Prepare(ctx, submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, Purpose: e.Purpose, BatchID: batchID})
+	if err != nil {
+		if ctx.Err() != nil {
+			return be, false, ctx.Err()
+		}
+		be.Error = app.StripCredentials(err.Error())
+		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+	}
+	nr.ID, nr.Kind = id, store.KindBulk
+	nr.Repo = app.StripCredentials(nr.Repo)
+	be.DedupeKey = nr.DedupeKey
+
+	// Two identical entries submitted at once must not both miss each other.
+	unlock := s.lock(nr.DedupeKey)
+	defer unlock()
+	dup, err := s.App.Store.FindDuplicate(ctx, nr.DedupeKey, batchID)
+	if err != nil {
+		return be, false, err
+	}
+	if dup != "" {
+		be.ReviewID, be.Duplicate = dup, true
+		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+	}
+	if _, err := s.App.Create(ctx, nr); err != nil {
+		return be, false, err
+	}
+	be.ReviewID = id
+	return be, true, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+}
+
+func (s *Submitter) lock(key string) func() {
+	s.mu.Lock()
+	if s.locks == nil {
+		s.locks = map[string]*sync.Mutex{}
+	}
+	m, ok := s.locks[key]
+	if !ok {
+		m = &sync.Mutex{}
+		s.locks[key] = m
+	}
+	s.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}

@@ -1,0 +1,102 @@
+package bulk
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// PollInterval is how often Wait reads the batch's state.
+var PollInterval = 500 * time.Millisecond
+
+// Line renders a batch's progress on one line, e.g.
+// "7/12 ended · 6 done · 1 failed · 2 running · 3 queued · 80 calls · 41.2k tokens · ETA 1m10s".
+func Line(b store.Batch, p store.BatchProgress, now time.Time) string {
+	line := fmt.Sprintf("%d/%d ended · %d done · %d failed · %d running · %d queued · %d calls · %s tokens",
+		p.Done+p.Failed, p.Reviews, p.Done, p.Failed, p.Running, p.Queued, p.LLMCalls, humanCount(p.TokensIn+p.TokensOut))
+	if b.Status == store.BatchSubmitting {
+		line += fmt.Sprintf(" · submitting (%d entries)", b.Entries)
+	}
+	if b.Status == store.BatchCancelled {
+		line += " · cancelled"
+	}
+	if eta, ok := ETA(p, now); ok {
+		line += " · ETA " + eta.Round(time.Second).String()
+	}
+	return line
+}
+
+// ETA estimates when the batch's last review ends from the pace so far
+// (reviews ended per unit of time since the first started).
+func ETA(p store.BatchProgress, now time.Time) (time.Duration, bool) {
+	ended := p.Done + p.Failed
+	if ended == 0 || p.FirstStarted == nil || p.Remaining() == 0 {
+		return 0, false
+	}
+	per := now.Sub(*p.FirstStarted) / time.Duration(ended)
+	return per * time.Duration(p.Remaining()), true
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// Wait follows a batch until its submission is over and every review has
+// ended, writing a progress line to w (rewritten in place on a terminal).
+func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (store.BatchProgress, error) {
+	tty := isTerminal(w)
+	last := ""
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		b, err := st.GetBatch(ctx, batchID)
+		if err != nil {
+			return store.BatchProgress{}, err
+		}
+		p, err := st.GetBatchProgress(ctx, batchID)
+		if err != nil {
+			return p, err
+		}
+		line := Line(b, p, time.Now())
+		key := fmt.Sprint(b.Status, p.Reviews, p.Queued, p.Running, p.Done, p.Failed)
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%s", line)
+		} else if key != last {
+			fmt.Fprintln(w, line)
+		}
+		last = key
+		if b.Status != store.BatchSubmitting && p.Remaining() == 0 {
+			if tty {
+				fmt.Fprintln(w)
+			}
+			return p, nil
+		}
+		select {
+		case <-ctx.Done():
+			if tty {
+				fmt.Fprintln(w)
+			}
+			return p, fmt.Errorf("stopped waiting for batch %s (its reviews go on; `reviewfleet batch status %s`): %w", batchID, batchID, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,159 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func queuedReview(t *testing.T, st *store.Store, batch, kind string) string {
+	t.Helper()
+	id, err := st.CreateReview(context.Background(), store.NewReview{
+		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Queued: true, Kind: kind, BatchID: batch,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// Eight processes admitting at once never start more reviews than the
+// capacity, nor more of one batch than its cap; interactive reviews go
+// first, and the deadline counts from admission.
+func TestAdmissionNeverExceedsCapacity(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	var batches []string
+	for range 2 {
+		b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches = append(batches, b.ID)
+	}
+	byBatch := map[string]string{}
+	for i := range 20 {
+		id := queuedReview(t, st, batches[i%2], store.KindBulk)
+		byBatch[id] = batches[i%2]
+	}
+	interactive := []string{queuedReview(t, st, "", ""), queuedReview(t, st, "", "")}
+
+	r, err := st.GetReview(ctx, interactive[0])
+	if err != nil || r.Status != store.StatusQueued || r.DeadlineAt.Before(time.Now().Add(24*time.Hour)) {
+		t.Fatalf("a queued review has a deadline already: %+v %v", r, err)
+	}
+	if pos, total, err := st.QueuePosition(ctx, interactive[1]); err != nil || pos != 2 || total != 22 {
+		t.Fatalf("queue position %d of %d, %v; want 2 of 22", pos, total, err)
+	}
+
+	adm := store.Admission{Capacity: 5, PerBatch: 2}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := st.AdmitReviews(ctx, adm, ""); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	running, err := st.RunningReviews(ctx)
+	if err != nil || running != 5 {
+		t.Fatalf("running %d (%v), want the capacity 5", running, err)
+	}
+	perBatch := map[string]int{}
+	for id, b := range byBatch {
+		r, err := st.GetReview(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status == store.StatusRunning {
+			perBatch[b]++
+		}
+	}
+	for b, n := range perBatch {
+		if n > 2 {
+			t.Errorf("batch %s runs %d reviews, cap 2", b, n)
+		}
+	}
+	for _, id := range interactive {
+		r, err := st.GetReview(ctx, id)
+		if err != nil || r.Status != store.StatusRunning {
+			t.Fatalf("interactive review %s not admitted first: %s %v", id, r.Status, err)
+		}
+		if d := time.Until(r.DeadlineAt); d < 59*time.Minute || d > time.Hour {
+			t.Errorf("deadline %s from now, want the hour of its timeout counted from admission", d)
+		}
+	}
+	// Full: nothing more is admitted until a review ends.
+	if ids, err := st.AdmitReviews(ctx, adm, ""); err != nil || len(ids) != 0 {
+		t.Fatalf("admitted %v beyond capacity (%v)", ids, err)
+	}
+	// Two batch places of one batch are taken, one of the other: the
+	// place freed by an ending review goes to that other batch.
+	if _, err := st.FailReview(ctx, interactive[0], "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := st.AdmitReviews(ctx, adm, ""); err != nil || len(ids) != 1 {
+		t.Fatalf("admitted %v after a review ended, want 1 (%v)", ids, err)
+	}
+	// Now both batches are at their cap: a freed place stays free…
+	if _, err := st.FailReview(ctx, interactive[1], "test"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := st.AdmitReviews(ctx, adm, ""); err != nil || len(ids) != 0 {
+		t.Fatalf("admitted %v past the batch caps (%v)", ids, err)
+	}
+	// …unless the cap is lifted.
+	adm.PerBatch = 0
+	if ids, err := st.AdmitReviews(ctx, adm, ""); err != nil || len(ids) != 1 {
+		t.Fatalf("admitted %v without a batch cap, want 1 (%v)", ids, err)
+	}
+}
+
+// Cancelling a batch fails its queued and running reviews (so queued ones
+// are never admitted and handlers stop at the next item of running ones)
+// and leaves other reviews alone.
+func TestCancelBatchStopsItsReviews(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b", Entries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := queuedReview(t, st, b.ID, store.KindBulk)
+	if _, err := st.AdmitReviews(ctx, store.Admission{Capacity: 1}, ""); err != nil {
+		t.Fatal(err)
+	}
+	queued := queuedReview(t, st, b.ID, store.KindBulk)
+	other := queuedReview(t, st, "", "")
+	n, err := st.CancelBatch(ctx, b.ID)
+	if err != nil || n != 2 {
+		t.Fatalf("cancel stopped %d reviews (%v), want 2", n, err)
+	}
+	for _, id := range []string{running, queued} {
+		r, err := st.GetReview(ctx, id)
+		if err != nil || r.Status != store.StatusFailed || r.Error == "" {
+			t.Fatalf("review %s after cancel: %s %q %v", id, r.Status, r.Error, err)
+		}
+	}
+	ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: 5}, "")
+	if err != nil || len(ids) != 1 || ids[0] != other {
+		t.Fatalf("admitted %v after the cancel, want only %s (%v)", ids, other, err)
+	}
+	if b, err := st.GetBatch(ctx, b.ID); err != nil || b.Status != store.BatchCancelled || b.CancelledAt == nil {
+		t.Fatalf("batch after cancel: %+v %v", b, err)
+	}
+	if _, err := st.CancelBatch(ctx, uuid.NewString()); err == nil {
+		t.Fatal("cancelling a batch that does not exist succeeded")
+	}
+}
