@@ -71,6 +71,11 @@ type Item struct {
 	Payload  json.RawMessage
 	Attempts int
 	Error    string
+	// Generation counts how often the item was handed to another worker
+	// after its worker died; a task of an older generation is stale.
+	Generation int
+	// WorkerID is the worker that last started the item ("" when none).
+	WorkerID string
 }
 
 // Item statuses.

@@ -1,7 +1,8 @@
 // Package worker runs the asynq server that executes review tasks: one
 // handler per stage, a queue per stage with later stages weighted higher,
-// rate-limited tasks retried without counting as failures, and a small
-// HTTP server for health checks.
+// rate-limited tasks retried without counting as failures, a heartbeat in
+// Redis that lets the scheduler hand a dead worker's items to others, and
+// a small HTTP server for the probes (/livez, /readyz).
 package worker
 
 import (
@@ -9,17 +10,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/health"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
@@ -30,18 +33,25 @@ type Handlers map[review.Stage]pipeline.Work
 
 // Worker is one member of the fleet.
 type Worker struct {
+	id     string
+	redis  asynq.RedisConnOpt
 	srv    *asynq.Server
 	mux    *asynq.ServeMux
 	cfg    config.Worker
 	health func(ctx context.Context) error
 	log    *slog.Logger
+
+	mu         sync.Mutex
+	healthAddr string
 }
 
-// New builds a worker serving every stage in handlers through p.
+// New builds a worker serving every stage in handlers through p; health
+// checks its dependencies for /readyz.
 func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	id := heartbeat.NewWorkerID()
 	mux := asynq.NewServeMux()
 	mux.Use(tracing(otel.Tracer("reviewfleet/worker")))
 	for _, st := range pipeline.TaskStages {
@@ -49,7 +59,7 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 		if !ok {
 			return nil, fmt.Errorf("no handler for stage %s", st)
 		}
-		mux.Handle(pipeline.TaskType(st), p.Handler(work, isRateLimited))
+		mux.Handle(pipeline.TaskType(st), p.WorkerHandler(id, work, isRateLimited))
 	}
 	srv := asynq.NewServer(redis, asynq.Config{
 		Concurrency:       cfg.Concurrency,
@@ -69,7 +79,18 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 		Logger:   asynqLogger{log},
 		LogLevel: asynq.WarnLevel,
 	})
-	return &Worker{srv: srv, mux: mux, cfg: cfg, health: health, log: log}, nil
+	return &Worker{id: id, redis: redis, srv: srv, mux: mux, cfg: cfg, health: health, log: log}, nil
+}
+
+// ID is the worker's identity in heartbeats and in the ledger.
+func (w *Worker) ID() string { return w.id }
+
+// HealthAddr is the address the probes are served on once Run started
+// ("" when disabled or not yet listening).
+func (w *Worker) HealthAddr() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.healthAddr
 }
 
 func isRateLimited(err error) bool {
@@ -79,49 +100,38 @@ func isRateLimited(err error) bool {
 
 // Run serves tasks until ctx is cancelled, then shuts down gracefully:
 // in-flight tasks get ShutdownTimeout to finish, the rest go back to their
-// queues.
+// queues. The heartbeat beats from before the first task until the end.
 func (w *Worker) Run(ctx context.Context) error {
+	rdb, ok := w.redis.MakeRedisClient().(redis.UniversalClient)
+	if !ok {
+		return errors.New("worker: unsupported redis connection")
+	}
+	defer rdb.Close()
+	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
+	beating := make(chan struct{})
+	go func() {
+		defer close(beating)
+		heartbeat.Beat(bctx, rdb, w.id, w.cfg.HeartbeatInterval, w.cfg.HeartbeatTTL, w.log)
+	}()
+	defer func() { stopBeat(); <-beating }()
+
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	var hs *http.Server
 	if w.cfg.HealthAddr != "" {
-		hs = w.healthServer()
-		ln, err := net.Listen("tcp", w.cfg.HealthAddr)
+		hs, err := health.Start(w.cfg.HealthAddr, w.cfg.HealthAddr == config.DefaultHealthAddr, w.health, w.log)
 		if err != nil {
 			w.srv.Shutdown()
-			return fmt.Errorf("listen for health checks on %s: %w", w.cfg.HealthAddr, err)
+			return err
 		}
-		go func() {
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				w.log.Warn("health server", "err", err)
-			}
-		}()
+		defer hs.Stop()
+		w.mu.Lock()
+		w.healthAddr = hs.Addr()
+		w.mu.Unlock()
 	}
 	<-ctx.Done()
-	if hs != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = hs.Shutdown(sctx)
-		cancel()
-	}
 	w.srv.Shutdown()
 	return nil
-}
-
-func (w *Worker) healthServer() *http.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if w.health != nil {
-			if err := w.health(ctx); err != nil {
-				http.Error(rw, err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-		}
-		_, _ = rw.Write([]byte("ok\n"))
-	})
-	return &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 }
 
 // tracing starts a span per task, continuing the trace carried in the

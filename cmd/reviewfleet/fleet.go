@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
@@ -26,7 +27,8 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "worker: serving review tasks (concurrency %d, poll %s)\n", a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval)
+	fmt.Fprintf(stderr, "worker %s: serving review tasks (concurrency %d, poll %s, %d database connections)\n",
+		w.ID(), a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval, a.Store.MaxConns())
 	return w.Run(ctx)
 }
 
@@ -47,9 +49,21 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)
-		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d\n",
-			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired)
+		if st.Follower {
+			fmt.Fprintln(stdout, "another scheduler is reconciling: nothing done")
+			return err
+		}
+		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d, rescued %d\n",
+			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired, st.Rescued)
 		return err
+	}
+	if addr := a.Cfg.Scheduler.HealthAddr; addr != "" {
+		hs, err := health.Start(addr, false, a.Ready, a.Log)
+		if err != nil {
+			return err
+		}
+		defer hs.Stop()
+		fmt.Fprintf(stderr, "scheduler: probes on %s (/livez, /readyz)\n", hs.Addr())
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	return rec.Run(ctx, a.Cfg.Scheduler.Interval)

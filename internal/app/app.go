@@ -109,6 +109,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	a.Snapshots = &snapshot.Cache{Dir: cache, Store: a.Store}
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
+		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
 	if !opts.SkipLLM {
 		if err := a.openLLM(); err != nil {
@@ -135,7 +136,11 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		}
 		dsn = pg.DSN()
 	}
-	st, err := store.Open(ctx, dsn)
+	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout}
+	if a.skipSchemaCheck {
+		pool.StatementTimeout = 0 // the migrate command: a migration may take long
+	}
+	st, err := store.OpenWith(ctx, dsn, pool)
 	if err != nil {
 		return err
 	}
@@ -226,23 +231,25 @@ func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
 	if a.LLM == nil {
 		return nil, errors.New("worker needs an LLM endpoint")
 	}
-	health := func(ctx context.Context) error {
-		if err := a.Store.Ping(ctx); err != nil {
-			return fmt.Errorf("postgres: %w", err)
-		}
-		if err := a.rdb.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("redis: %w", err)
-		}
-		return nil
+	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+}
+
+// Ready checks that Postgres and Redis answer (the /readyz probe).
+func (a *App) Ready(ctx context.Context) error {
+	if err := a.Store.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
-	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), health, a.Log)
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
 }
 
 // Reconciler builds the scheduler's reconciler.
 func (a *App) Reconciler() *scheduler.Reconciler {
 	return &scheduler.Reconciler{
-		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector,
-		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, Log: a.Log,
+		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector, Redis: a.rdb,
+		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, BatchSize: a.Cfg.Scheduler.BatchSize, Log: a.Log,
 		OnFailed: func(ctx context.Context, id string) { a.StoreFailureReport(ctx, id) },
 	}
 }

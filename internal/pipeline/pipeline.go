@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -31,7 +32,9 @@ type Pipeline struct {
 	Triage   TriageFunc
 	MaxRetry int           // attempts per task beyond the first
 	Timeout  time.Duration // per task; 0 = asynq's default
-	Log      *slog.Logger
+	// EnqueueParallelism bounds concurrent enqueues in Enqueue (0 or 1: one at a time).
+	EnqueueParallelism int
+	Log                *slog.Logger
 }
 
 // Settings is the configuration a review was submitted with: workers follow
@@ -149,38 +152,53 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 	return len(pending), p.Enqueue(ctx, pending)
 }
 
-// Enqueue hands ledger items to their stage queues with deterministic task IDs.
+// Enqueue hands ledger items to their stage queues with deterministic task
+// IDs, up to EnqueueParallelism at once, and records them as enqueued in
+// one statement.
 func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
-	byStage := map[string]map[review.Stage][]string{}
-	var errs []error
+	var (
+		mu   sync.Mutex
+		errs []error
+		done = make([]store.Item, 0, len(items))
+		sem  = make(chan struct{}, max(p.EnqueueParallelism, 1))
+		wg   sync.WaitGroup
+	)
 	for _, it := range items {
-		opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
-		if p.Timeout > 0 {
-			opts = append(opts, asynq.Timeout(p.Timeout))
-		}
-		task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key}, opts...)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		_, err = p.Queue.EnqueueContext(ctx, task)
-		if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
-			errs = append(errs, fmt.Errorf("enqueue %s: %w", TaskID(it.ReviewID, it.Stage, it.Key), err))
-			continue
-		}
-		if byStage[it.ReviewID] == nil {
-			byStage[it.ReviewID] = map[review.Stage][]string{}
-		}
-		byStage[it.ReviewID][it.Stage] = append(byStage[it.ReviewID][it.Stage], it.Key)
-	}
-	for id, stages := range byStage {
-		for st, keys := range stages {
-			if err := p.Store.MarkEnqueued(ctx, id, st, keys); err != nil {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			err := p.enqueueOne(ctx, it)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
 				errs = append(errs, err)
+				return
 			}
-		}
+			done = append(done, it)
+		}()
+	}
+	wg.Wait()
+	if err := p.Store.MarkItemsEnqueued(ctx, done); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func (p *Pipeline) enqueueOne(ctx context.Context, it store.Item) error {
+	opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
+	if p.Timeout > 0 {
+		opts = append(opts, asynq.Timeout(p.Timeout))
+	}
+	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation}, opts...)
+	if err != nil {
+		return err
+	}
+	_, err = p.Queue.EnqueueContext(ctx, task)
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+		return fmt.Errorf("enqueue %s: %w", GenTaskID(it.ReviewID, it.Stage, it.Key, it.Generation), err)
+	}
+	return nil
 }
 
 // reportFailed returns the error of a failed report item ("" when none).
