@@ -47,7 +47,7 @@ func reviewTimes(ended map[string]store.Review) []time.Duration {
 func TestKillDrill(t *testing.T) {
 	drillOnly(t)
 	n := envInt("DRILL_REVIEWS", 100)
-	f := newFleet(t, llmDelay(50*time.Millisecond, nil), nil)
+	f := newFleet(t, llmDelay(200*time.Millisecond, nil), nil)
 	f.scheduler()
 	workers := []*worker{f.startWorker(), f.startWorker(), f.startWorker()}
 	ref := f.reference()
@@ -63,7 +63,7 @@ func TestKillDrill(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			case <-time.After(time.Duration(500+rand.IntN(2500)) * time.Millisecond):
+			case <-time.After(time.Duration(300+rand.IntN(1700)) * time.Millisecond):
 			}
 			i := rand.IntN(len(workers))
 			f.kill(workers[i])
