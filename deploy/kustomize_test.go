@@ -180,9 +180,11 @@ func checkWorkloads(t *testing.T, objs []object) {
 	if p := get(wc, "ports", 0, "containerPort"); p != 8081 {
 		t.Errorf("worker health port = %v, want 8081", p)
 	}
-	for _, probe := range []string{"readinessProbe", "livenessProbe"} {
-		if path := str(wc, probe, "httpGet", "path"); path != "/healthz" {
-			t.Errorf("worker %s path = %q, want /healthz", probe, path)
+	// Liveness must not depend on Postgres or Redis: a database blip
+	// would restart every worker.
+	for probe, want := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/livez"} {
+		if path := str(wc, probe, "httpGet", "path"); path != want {
+			t.Errorf("worker %s path = %q, want %s", probe, path, want)
 		}
 		if port := get(wc, probe, "httpGet", "port"); port != "health" && port != 8081 {
 			t.Errorf("worker %s port = %v, want the 8081 health port", probe, port)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,9 +57,9 @@ func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) er
 func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (Item, error) {
 	it := Item{ReviewID: reviewID, Stage: stage, Key: key}
 	err := s.pool.QueryRow(ctx, `
-		SELECT status, payload, attempts, error FROM stage_items
+		SELECT status, payload, attempts, error, generation, coalesce(worker_id, '') FROM stage_items
 		WHERE review_id = $1 AND stage = $2 AND item_key = $3`, reviewID, string(stage), key).
-		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Error)
+		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Error, &it.Generation, &it.WorkerID)
 	if err != nil {
 		return Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
 	}
@@ -68,7 +69,7 @@ func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage
 // ListItems returns a stage's ledger items ordered by key.
 func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Stage) ([]Item, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT item_key, status, payload, attempts, error FROM stage_items
+		SELECT item_key, status, payload, attempts, error, generation FROM stage_items
 		WHERE review_id = $1 AND stage = $2 ORDER BY item_key`, reviewID, string(stage))
 	if err != nil {
 		return nil, fmt.Errorf("list %s items of %s: %w", stage, reviewID, err)
@@ -77,7 +78,7 @@ func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Sta
 	var out []Item
 	for rows.Next() {
 		it := Item{ReviewID: reviewID, Stage: stage}
-		if err := rows.Scan(&it.Key, &it.Status, &it.Payload, &it.Attempts, &it.Error); err != nil {
+		if err := rows.Scan(&it.Key, &it.Status, &it.Payload, &it.Attempts, &it.Error, &it.Generation); err != nil {
 			return nil, err
 		}
 		out = append(out, it)
@@ -85,46 +86,56 @@ func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Sta
 	return out, rows.Err()
 }
 
-// StartItem counts one more attempt at a pending item.
+// StartItem counts one more attempt at a pending item (a run without a
+// worker or claim: tests and tools).
 func (s *Store) StartItem(ctx context.Context, reviewID string, stage review.Stage, key string) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET attempts = attempts + 1, updated_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
-		reviewID, string(stage), key)
-	if err != nil {
-		return fmt.Errorf("start item %s/%s: %w", stage, key, err)
+	_, err := s.ClaimItem(ctx, reviewID, stage, key, "", -1)
+	if errors.Is(err, ErrStaleTask) {
+		return nil
 	}
-	return nil
+	return err
 }
 
 // closeItem marks a pending item done or failed inside tx. It returns
-// ErrItemClosed when the item was not pending.
+// ErrItemClosed when the item was not pending, and ErrClaimLost when ctx
+// carries a claim that is no longer the item's.
 func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key, status, reason string) error {
+	claim, checked := claimFrom(ctx)
 	tag, err := tx.Exec(ctx, `
 		UPDATE stage_items SET status = $4, error = $5, updated_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
-		reviewID, string(stage), key, status, reason)
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+		  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)`,
+		reviewID, string(stage), key, status, reason, checked, claimOrNil(claim))
 	if err != nil {
 		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
 	}
 	if tag.RowsAffected() == 0 {
+		if checked {
+			return lostOrClosed(ctx, tx, reviewID, stage, key)
+		}
 		return ErrItemClosed
 	}
 	return nil
 }
 
 // lockPending takes a row lock on a pending item so that two deliveries of
-// the same task cannot both write results; ErrItemClosed when not pending.
+// the same task cannot both write results; ErrItemClosed when not pending,
+// ErrClaimLost when ctx's claim is no longer the item's (a newer run of a
+// rescued item owns it).
 func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
 	var status string
+	var claim *string
 	err := tx.QueryRow(ctx, `
-		SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3
-		FOR UPDATE`, reviewID, string(stage), key).Scan(&status)
+		SELECT status, claim::text FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3
+		FOR UPDATE`, reviewID, string(stage), key).Scan(&status, &claim)
 	if err != nil {
 		return fmt.Errorf("lock item %s/%s: %w", stage, key, translate(err))
 	}
 	if status != ItemPending {
 		return ErrItemClosed
+	}
+	if mine, checked := claimFrom(ctx); checked && (claim == nil || *claim != mine) {
+		return ErrClaimLost
 	}
 	return nil
 }
@@ -145,11 +156,13 @@ func (s *Store) FailItem(ctx context.Context, reviewID string, stage review.Stag
 // enqueued, so the reconciler enqueues it again on its next pass (the
 // queue gave its task up). ErrItemClosed when it was no longer pending.
 func (s *Store) ReturnItem(ctx context.Context, reviewID string, stage review.Stage, key, reason string, forget bool) error {
+	claim, checked := claimFrom(ctx) // a run whose item was handed on gives nothing back
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE stage_items SET attempts = greatest(attempts - 1, 0), error = $4, updated_at = now(),
 		       enqueued_at = CASE WHEN $5 THEN NULL ELSE enqueued_at END
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'`,
-		reviewID, string(stage), key, reason, forget)
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+		  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)`,
+		reviewID, string(stage), key, reason, forget, checked, claimOrNil(claim))
 	if err != nil {
 		return fmt.Errorf("return item %s/%s: %w", stage, key, err)
 	}
@@ -238,34 +251,105 @@ func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error
 	return out, rows.Err()
 }
 
-// PendingItems returns pending items of running reviews, in the review's
-// current stage, that were never enqueued or were enqueued longer ago than
-// olderThan — the reconciler's candidates for re-enqueueing. A non-empty
-// only restricts them to one review.
-func (s *Store) PendingItems(ctx context.Context, olderThan time.Duration, limit int, only string) ([]Item, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT i.review_id, i.stage, i.item_key, i.payload, i.attempts, r.kind = 'bulk'
-		FROM stage_items i JOIN reviews r ON r.id = i.review_id
-		WHERE i.status = 'pending' AND r.status = 'running' AND r.stage = i.stage
-		  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $1::interval)
-		  AND ($3 = '' OR r.id::text = $3)
-		ORDER BY i.created_at LIMIT $2`,
-		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit, only)
+// PendingCursor is where a page of PendingPage starts: after the item
+// with this key. The zero value starts at the beginning.
+type PendingCursor struct {
+	ReviewID string
+	Stage    review.Stage
+	Key      string
+}
+
+// After returns the cursor that continues after it.
+func After(it Item) PendingCursor {
+	return PendingCursor{ReviewID: it.ReviewID, Stage: it.Stage, Key: it.Key}
+}
+
+// pendingPageSQL reads one keyset page of pending items in primary-key
+// order through stage_items_pending_idx (see TestPendingPageUsesIndex).
+const pendingPageSQL = `
+	SELECT i.review_id, i.stage, i.item_key, i.attempts, i.generation, coalesce(i.worker_id, ''), r.kind = 'bulk'
+	FROM stage_items i JOIN reviews r ON r.id = i.review_id
+	WHERE i.status = 'pending'
+	  AND (i.review_id, i.stage, i.item_key) > ($1::uuid, $2, $3)
+	  AND r.status = 'running' AND r.stage = i.stage
+	  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $4::interval)
+	  %s
+	ORDER BY i.review_id, i.stage, i.item_key
+	LIMIT $5`
+
+// PendingPage returns up to limit pending items of running reviews, in the
+// review's current stage, that were never enqueued or were enqueued longer
+// ago than olderThan, after the cursor in key order — the reconciler's
+// candidates for re-enqueueing. A non-empty only restricts them to one
+// review. A page shorter than limit is the last one.
+func (s *Store) PendingPage(ctx context.Context, after PendingCursor, olderThan time.Duration, limit int, only string) ([]Item, error) {
+	if after.ReviewID == "" {
+		after.ReviewID = "00000000-0000-0000-0000-000000000000"
+	}
+	args := []any{after.ReviewID, string(after.Stage), after.Key,
+		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit}
+	extra := ""
+	if only != "" {
+		extra = "AND i.review_id = $6::uuid"
+		args = append(args, only)
+	}
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(pendingPageSQL, extra), args...)
 	if err != nil {
-		return nil, fmt.Errorf("list pending items: %w", err)
+		return nil, fmt.Errorf("list pending items: %w", translate(err))
 	}
 	defer rows.Close()
 	var out []Item
 	for rows.Next() {
 		it := Item{Status: ItemPending}
 		var stage string
-		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Payload, &it.Attempts, &it.Bulk); err != nil {
+		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Attempts, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
 			return nil, err
 		}
 		it.Stage = review.Stage(stage)
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// ExplainPendingPage returns the query plan of PendingPage, for the test
+// that keeps its index in use.
+func (s *Store) ExplainPendingPage(ctx context.Context) (string, error) {
+	rows, err := s.pool.Query(ctx, "EXPLAIN "+fmt.Sprintf(pendingPageSQL, ""),
+		"00000000-0000-0000-0000-000000000000", "", "", "30000 milliseconds", 2000)
+	if err != nil {
+		return "", fmt.Errorf("explain pending page: %w", err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		plan = append(plan, line)
+	}
+	return strings.Join(plan, "\n"), rows.Err()
+}
+
+// MarkItemsEnqueued records, in one statement, that the items were handed
+// to their queues now.
+func (s *Store) MarkItemsEnqueued(ctx context.Context, items []Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ids, stages, keys := make([]string, len(items)), make([]string, len(items)), make([]string, len(items))
+	for i, it := range items {
+		ids[i], stages[i], keys[i] = it.ReviewID, string(it.Stage), it.Key
+	}
+	_, err := s.pool.Exec(ctx, `
+		UPDATE stage_items i SET enqueued_at = now()
+		FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(review_id, stage, item_key)
+		WHERE i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key`,
+		ids, stages, keys)
+	if err != nil {
+		return fmt.Errorf("mark %d items enqueued: %w", len(items), err)
+	}
+	return nil
 }
 
 // StalledReview is a running review whose current stage has no pending

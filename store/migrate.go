@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/reviewfleet/reviewfleet/migrations"
 )
@@ -19,13 +21,27 @@ type MigrationResult struct {
 	Applied bool // false when reverted
 }
 
-func (s *Store) provider() (*goose.Provider, func() error, error) {
-	db := stdlib.OpenDBFromPool(s.pool)
+// provider builds a goose provider that holds a Postgres session advisory
+// lock while it migrates, so several `reviewfleet migrate` processes (one
+// per pod of a rollout) apply each migration once: the others wait for the
+// lock and then find nothing pending.
+func (s *Store) provider(ctx context.Context) (*goose.Provider, func() error, error) {
 	fsys, err := fs.Sub(migrations.FS, ".")
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys)
+	id, err := s.migrationLockID(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Poll every second for up to ten minutes: a long migration elsewhere
+	// is waited for, a stuck one is reported.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(id), lock.WithLockTimeout(1, 600))
+	if err != nil {
+		return nil, nil, fmt.Errorf("build migration lock: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(s.pool)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker))
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, fmt.Errorf("load migrations: %w", err)
@@ -33,9 +49,25 @@ func (s *Store) provider() (*goose.Provider, func() error, error) {
 	return p, db.Close, nil
 }
 
+// migrationLockID is goose's default advisory lock ID mixed with the
+// current schema: advisory locks are per database, and schemas migrated
+// side by side (one per test) must not wait for each other.
+func (s *Store) migrationLockID(ctx context.Context) (int64, error) {
+	var schema string
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
+		return 0, fmt.Errorf("read current schema for the migration lock: %w", err)
+	}
+	if schema == "public" {
+		return lock.DefaultLockID, nil
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(schema))
+	return lock.DefaultLockID ^ int64(h.Sum64()), nil
+}
+
 // Migrate applies every pending migration and returns those it applied.
 func (s *Store) Migrate(ctx context.Context) ([]MigrationResult, error) {
-	p, closeDB, err := s.provider()
+	p, closeDB, err := s.provider(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +81,7 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationResult, error) {
 
 // MigrateDown reverts every migration (used by tests and by `migrate --down`).
 func (s *Store) MigrateDown(ctx context.Context) ([]MigrationResult, error) {
-	p, closeDB, err := s.provider()
+	p, closeDB, err := s.provider(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +95,7 @@ func (s *Store) MigrateDown(ctx context.Context) ([]MigrationResult, error) {
 
 // SchemaVersion returns the newest applied migration version (0 when none).
 func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
-	p, closeDB, err := s.provider()
+	p, closeDB, err := s.provider(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -92,7 +124,7 @@ var ErrSchemaBehind = errors.New("database schema is behind")
 // CheckSchema reports, with what to do, when the database has migrations
 // this binary needs still unapplied.
 func (s *Store) CheckSchema(ctx context.Context) error {
-	p, closeDB, err := s.provider()
+	p, closeDB, err := s.provider(ctx)
 	if err != nil {
 		return err
 	}

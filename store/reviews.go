@@ -88,8 +88,13 @@ type Item struct {
 	Attempts int
 	Error    string
 	// Bulk: the item's review belongs to a batch (its tasks use the bulk
-	// queues). Set by PendingItems.
+	// queues). Set by PendingPage.
 	Bulk bool
+	// Generation counts how often the item was handed to another worker
+	// after its worker died; a task of an older generation is stale.
+	Generation int
+	// WorkerID is the worker that last started the item ("" when none).
+	WorkerID string
 }
 
 // Item statuses.

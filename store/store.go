@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,11 +24,32 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
+// PoolOptions sizes the connection pool and bounds statements.
+type PoolOptions struct {
+	// MaxConns caps the pool (0: pgx's default, the larger of 4 and the
+	// number of CPUs).
+	MaxConns int
+	// StatementTimeout makes the server cancel any statement running longer
+	// (0: no limit), so a stuck query frees its connection.
+	StatementTimeout time.Duration
+}
+
 // Open connects to Postgres at dsn and checks the connection.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	return OpenWith(ctx, dsn, PoolOptions{})
+}
+
+// OpenWith is Open with a sized pool and a statement timeout.
+func OpenWith(ctx context.Context, dsn string, opts PoolOptions) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = int32(min(opts.MaxConns, math.MaxInt32))
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -42,6 +66,9 @@ func redact(host string, port uint16) string { return fmt.Sprintf("%s:%d", host,
 
 // Close releases every connection.
 func (s *Store) Close() { s.pool.Close() }
+
+// MaxConns is the pool's size limit.
+func (s *Store) MaxConns() int { return int(s.pool.Config().MaxConns) }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
@@ -75,4 +102,13 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// Setting reads a run-time setting of a pooled connection (SHOW name).
+func (s *Store) Setting(ctx context.Context, name string) (string, error) {
+	var v string
+	if err := s.pool.QueryRow(ctx, `SELECT current_setting($1)`, name).Scan(&v); err != nil {
+		return "", fmt.Errorf("read setting %s: %w", name, err)
+	}
+	return v, nil
 }

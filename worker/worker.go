@@ -1,7 +1,8 @@
 // Package worker runs the asynq server that executes review tasks: one
 // handler per stage, a queue per stage with later stages weighted higher,
-// rate-limited tasks retried without counting as failures, and a small
-// HTTP server for health checks.
+// rate-limited tasks retried without counting as failures, a heartbeat in
+// Redis that lets the scheduler hand a dead worker's items to others, and
+// a small HTTP server for the probes (/livez, /readyz).
 package worker
 
 import (
@@ -9,18 +10,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/health"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
@@ -31,6 +33,8 @@ type Handlers map[review.Stage]pipeline.Work
 
 // Worker is one member of the fleet.
 type Worker struct {
+	id     string
+	redis  asynq.RedisConnOpt
 	srv    *asynq.Server
 	mux    *asynq.ServeMux
 	cfg    config.Worker
@@ -43,18 +47,22 @@ type Worker struct {
 	// running counts handlers in flight, so Run returns (and the caller
 	// closes the database pool) only after the last one returned.
 	running sync.WaitGroup
+
+	mu         sync.Mutex
+	healthAddr string
 }
 
 // handlerDrainTimeout bounds how long Run waits, after cancelling them,
 // for handlers to return.
 const handlerDrainTimeout = 15 * time.Second
 
-// New builds a worker serving every stage in handlers through p.
+// New builds a worker serving every stage in handlers through p; health
+// checks its dependencies for /readyz.
 func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	w := &Worker{cfg: cfg, health: health, log: log}
+	w := &Worker{id: heartbeat.NewWorkerID(), redis: redis, cfg: cfg, health: health, log: log}
 	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
 	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker")))
@@ -64,7 +72,7 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 			w.cancelBase()
 			return nil, fmt.Errorf("no handler for stage %s", st)
 		}
-		mux.Handle(pipeline.TaskType(st), p.Handler(work))
+		mux.Handle(pipeline.TaskType(st), p.WorkerHandler(w.id, work))
 	}
 	w.srv = asynq.NewServer(redis, asynq.Config{
 		Concurrency:       cfg.Concurrency,
@@ -91,6 +99,17 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 	return w, nil
 }
 
+// ID is the worker's identity in heartbeats and in the ledger.
+func (w *Worker) ID() string { return w.id }
+
+// HealthAddr is the address the probes are served on once Run started
+// ("" when disabled or not yet listening).
+func (w *Worker) HealthAddr() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.healthAddr
+}
+
 // track counts the handler in flight for Run's drain.
 func (w *Worker) track(next asynq.Handler) asynq.Handler {
 	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
@@ -105,32 +124,38 @@ func (w *Worker) track(next asynq.Handler) asynq.Handler {
 // on their queues, and their handlers are cancelled — they give their
 // items back without failing them or using an attempt. Run returns only
 // after the handlers did (or a further drain timeout passed), so the
-// caller may close the database pool.
+// caller may close the database pool. The heartbeat beats from before the
+// first task until the last handler returned.
 func (w *Worker) Run(ctx context.Context) error {
+	rdb, ok := w.redis.MakeRedisClient().(redis.UniversalClient)
+	if !ok {
+		return errors.New("worker: unsupported redis connection")
+	}
+	defer rdb.Close()
+	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
+	beating := make(chan struct{})
+	go func() {
+		defer close(beating)
+		heartbeat.Beat(bctx, rdb, w.id, w.cfg.HeartbeatInterval, w.cfg.HeartbeatTTL, w.log)
+	}()
+	defer func() { stopBeat(); <-beating }()
 	defer w.drain()
+
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	var hs *http.Server
 	if w.cfg.HealthAddr != "" {
-		hs = w.healthServer()
-		ln, err := net.Listen("tcp", w.cfg.HealthAddr)
+		hs, err := health.Start(w.cfg.HealthAddr, w.cfg.HealthAddr == config.DefaultHealthAddr, w.health, w.log)
 		if err != nil {
 			w.srv.Shutdown()
-			return fmt.Errorf("listen for health checks on %s: %w", w.cfg.HealthAddr, err)
+			return err
 		}
-		go func() {
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				w.log.Warn("health server", "err", err)
-			}
-		}()
+		defer hs.Stop()
+		w.mu.Lock()
+		w.healthAddr = hs.Addr()
+		w.mu.Unlock()
 	}
 	<-ctx.Done()
-	if hs != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = hs.Shutdown(sctx)
-		cancel()
-	}
 	w.srv.Shutdown()
 	return nil
 }
@@ -145,22 +170,6 @@ func (w *Worker) drain() {
 	case <-time.After(handlerDrainTimeout):
 		w.log.Warn("handlers still running after shutdown", "waited", handlerDrainTimeout)
 	}
-}
-
-func (w *Worker) healthServer() *http.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if w.health != nil {
-			if err := w.health(ctx); err != nil {
-				http.Error(rw, err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-		}
-		_, _ = rw.Write([]byte("ok\n"))
-	})
-	return &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 }
 
 // tracing starts a span per task, continuing the trace carried in the

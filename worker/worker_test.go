@@ -59,14 +59,14 @@ func TestWorkerRunsAndShutsDownCleanly(t *testing.T) {
 
 	var resp *http.Response
 	for i := 0; i < 100; i++ {
-		resp, err = http.Get("http://" + cfg.HealthAddr + "/healthz")
+		resp, err = http.Get("http://" + cfg.HealthAddr + "/readyz")
 		if err == nil {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("healthz: %v %v", resp, err)
+		t.Fatalf("readyz: %v %v", resp, err)
 	}
 	resp.Body.Close()
 	<-healthy

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
@@ -31,7 +32,8 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, w := range a.Cfg.Warnings() {
 		fmt.Fprintln(stderr, "worker: warning:", w)
 	}
-	fmt.Fprintf(stderr, "worker: serving review tasks (concurrency %d, poll %s)\n", a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval)
+	fmt.Fprintf(stderr, "worker %s: serving review tasks (concurrency %d, poll %s, %d database connections)\n",
+		w.ID(), a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval, a.Store.MaxConns())
 	return w.Run(ctx)
 }
 
@@ -52,9 +54,21 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)
-		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d, admitted %d\n",
-			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired, st.Admitted)
+		if st.Follower {
+			fmt.Fprintln(stdout, "another scheduler is reconciling: nothing done")
+			return err
+		}
+		fmt.Fprintf(stdout, "requeued %d, refreshed %d, archived %d, advanced %d, expired %d, rescued %d, admitted %d\n",
+			st.Requeued, st.Refreshed, st.Archived, st.Advanced, st.Expired, st.Rescued, st.Admitted)
 		return err
+	}
+	if addr := a.Cfg.Scheduler.HealthAddr; addr != "" {
+		hs, err := health.Start(addr, false, a.Ready, a.Log)
+		if err != nil {
+			return err
+		}
+		defer hs.Stop()
+		fmt.Fprintf(stderr, "scheduler: probes on %s (/livez, /readyz)\n", hs.Addr())
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {

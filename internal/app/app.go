@@ -116,7 +116,8 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	}
 	a.Pipeline = &pipeline.Pipeline{
 		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
-		Admission: store.Admission{Capacity: cfg.Fleet.MaxRunningReviews, PerBatch: cfg.Bulk.MaxRunningPerBatch},
+		Admission:          store.Admission{Capacity: cfg.Fleet.MaxRunningReviews, PerBatch: cfg.Bulk.MaxRunningPerBatch},
+		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
 	a.Pipeline.OnFailed = a.StoreFailureReport
 	if !opts.SkipLLM {
@@ -144,7 +145,11 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		}
 		dsn = pg.DSN()
 	}
-	st, err := store.Open(ctx, dsn)
+	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout}
+	if a.skipSchemaCheck {
+		pool.StatementTimeout = 0 // the migrate command: a migration may take long
+	}
+	st, err := store.OpenWith(ctx, dsn, pool)
 	if err != nil {
 		return err
 	}
@@ -235,23 +240,25 @@ func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
 	if a.LLM == nil {
 		return nil, errors.New("worker needs an LLM endpoint")
 	}
-	health := func(ctx context.Context) error {
-		if err := a.Store.Ping(ctx); err != nil {
-			return fmt.Errorf("postgres: %w", err)
-		}
-		if err := a.rdb.Ping(ctx).Err(); err != nil {
-			return fmt.Errorf("redis: %w", err)
-		}
-		return nil
+	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+}
+
+// Ready checks that Postgres and Redis answer (the /readyz probe).
+func (a *App) Ready(ctx context.Context) error {
+	if err := a.Store.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
-	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), health, a.Log)
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
 }
 
 // Reconciler builds the scheduler's reconciler.
 func (a *App) Reconciler() *scheduler.Reconciler {
 	return &scheduler.Reconciler{
-		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector,
-		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, Log: a.Log,
+		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector, Redis: a.rdb,
+		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, BatchSize: a.Cfg.Scheduler.BatchSize, Log: a.Log,
 		OnFailed: func(ctx context.Context, id string) { a.StoreFailureReport(ctx, id) },
 	}
 }

@@ -34,6 +34,7 @@ type Config struct {
 	Manager   Manager   `yaml:"manager"`
 	Expert    Expert    `yaml:"expert"`
 	Prompts   Prompts   `yaml:"prompts"`
+	Database  Database  `yaml:"database"`
 	Worker    Worker    `yaml:"worker"`
 	Scheduler Scheduler `yaml:"scheduler"`
 	Telemetry Telemetry `yaml:"telemetry"`
@@ -211,6 +212,27 @@ type Prompts struct {
 	Dir string `yaml:"dir"`
 }
 
+// Database configures the Postgres connection pool.
+type Database struct {
+	// MaxConns caps the pool (default 0: worker.concurrency plus
+	// PoolHeadroom, enough for every task, the heartbeat and health checks).
+	MaxConns int `yaml:"max_conns"`
+	// StatementTimeout makes Postgres cancel a statement running longer
+	// (default 30s; 0 = no limit). `migrate` runs without it.
+	StatementTimeout time.Duration `yaml:"statement_timeout"`
+}
+
+// PoolHeadroom is what the default pool size adds to worker.concurrency.
+const PoolHeadroom = 4
+
+// PoolSize is the pool size the configuration asks for.
+func (c Config) PoolSize() int {
+	if c.Database.MaxConns > 0 {
+		return c.Database.MaxConns
+	}
+	return c.Worker.Concurrency + PoolHeadroom
+}
+
 // Worker configures the asynq server.
 type Worker struct {
 	Concurrency int `yaml:"concurrency"` // default 8
@@ -219,14 +241,36 @@ type Worker struct {
 	TaskCheckInterval time.Duration `yaml:"task_check_interval"`
 	MaxRetry          int           `yaml:"max_retry"`        // default 4
 	ShutdownTimeout   time.Duration `yaml:"shutdown_timeout"` // default 30s
-	HealthAddr        string        `yaml:"health_addr"`      // default ":8081"; empty disables
+	// HealthAddr serves /livez and /readyz (default ":8081"; empty
+	// disables). When the default port is taken (a second worker on the
+	// same host) the worker listens on a free port and logs which.
+	HealthAddr string `yaml:"health_addr"`
+	// HeartbeatInterval is how often a worker refreshes its heartbeat key
+	// in Redis (default 2s).
+	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
+	// HeartbeatTTL is how long a heartbeat lives without being refreshed
+	// (default 10s): once it is gone the scheduler hands the worker's
+	// items to other workers.
+	HeartbeatTTL time.Duration `yaml:"heartbeat_ttl"`
 }
+
+// DefaultHealthAddr is worker.health_addr's default.
+const DefaultHealthAddr = ":8081"
 
 // Scheduler configures the reconciler.
 type Scheduler struct {
 	Interval      time.Duration `yaml:"interval"`       // default 10s
 	RequeueAfter  time.Duration `yaml:"requeue_after"`  // default 30s: pending items older than this are checked against the queues
 	ReviewTimeout time.Duration `yaml:"review_timeout"` // default 30m: past it a review fails
+	// BatchSize is how many ledger items one reconcile query reads and one
+	// Redis pipeline checks (default 2000).
+	BatchSize int `yaml:"batch_size"`
+	// EnqueueParallelism is how many enqueues run at once while restoring
+	// a batch (default 16).
+	EnqueueParallelism int `yaml:"enqueue_parallelism"`
+	// HealthAddr serves the scheduler's /livez and /readyz (default ""
+	// disabled; e.g. ":8082").
+	HealthAddr string `yaml:"health_addr"`
 	// Schedules are bulk reviews run on a cron schedule (default none).
 	Schedules []Schedule `yaml:"schedules"`
 }
@@ -277,9 +321,14 @@ func Default() Config {
 		},
 		Worker: Worker{
 			Concurrency: 8, TaskCheckInterval: 50 * time.Millisecond, MaxRetry: 4,
-			ShutdownTimeout: 30 * time.Second, HealthAddr: ":8081",
+			ShutdownTimeout: 30 * time.Second, HealthAddr: DefaultHealthAddr,
+			HeartbeatInterval: 2 * time.Second, HeartbeatTTL: 10 * time.Second,
 		},
-		Scheduler: Scheduler{Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute},
+		Database: Database{StatementTimeout: 30 * time.Second},
+		Scheduler: Scheduler{
+			Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute,
+			BatchSize: 2000, EnqueueParallelism: 16,
+		},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
 		Snapshot:  Snapshot{MaxBytes: 2 << 30},
 		Fleet:     Fleet{MaxRunningReviews: 32},

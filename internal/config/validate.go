@@ -51,6 +51,17 @@ func (c Config) Validate() error {
 	positive("intent.chunk_max_chars", c.Intent.ChunkMaxChars)
 	positive("intent.max_file_diff_chars", c.Intent.MaxFileDiffChars)
 	positive("worker.concurrency", c.Worker.Concurrency)
+	positive("scheduler.batch_size", c.Scheduler.BatchSize)
+	positive("scheduler.enqueue_parallelism", c.Scheduler.EnqueueParallelism)
+	if c.Database.MaxConns < 0 {
+		bad("database.max_conns", "must not be negative, got %d", c.Database.MaxConns)
+	}
+	if c.Database.StatementTimeout < 0 {
+		bad("database.statement_timeout", "must not be negative, got %s", c.Database.StatementTimeout)
+	}
+	if c.Worker.HeartbeatInterval <= 0 || c.Worker.HeartbeatTTL <= c.Worker.HeartbeatInterval {
+		bad("worker.heartbeat_ttl", "must be longer than worker.heartbeat_interval (%s), got %s", c.Worker.HeartbeatInterval, c.Worker.HeartbeatTTL)
+	}
 	positive("expert.max_rounds", c.Expert.MaxRounds)
 	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)
 	if f := c.Expert.AcceptFailFactor; f <= 0 || f > 1 {

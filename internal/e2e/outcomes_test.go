@@ -272,9 +272,12 @@ func TestArchivedTaskOfAPendingItemRunsAgain(t *testing.T) {
 	if err != nil || stats.Archived != 1 {
 		t.Fatalf("reconcile: %+v %v", stats, err)
 	}
-	if it, _ := f.sub.Store.GetItem(ctx, id, review.StageIntent, items[0].Key); it.Status != store.ItemPending {
+	it, _ := f.sub.Store.GetItem(ctx, id, review.StageIntent, items[0].Key)
+	if it.Status != store.ItemPending || it.Generation != 1 {
 		t.Fatalf("item after reconcile: %+v", it)
 	}
+	// The item runs again under a new task generation (a new task ID).
+	task = pipeline.GenTaskID(id, review.StageIntent, items[0].Key, it.Generation)
 	if info, err := f.sub.Inspector.GetTaskInfo(queue, task); err != nil || info.State.String() != "pending" {
 		t.Fatalf("task after reconcile: %+v %v", info, err)
 	}

@@ -41,6 +41,14 @@ func PermanentIfMissing(err error) error {
 // down, a rate limit) never fails the item: it goes back to pending
 // without using an attempt and runs again.
 func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
+	return p.WorkerHandler("", work)
+}
+
+// WorkerHandler is Handler for the worker workerID: each run claims its
+// item for that worker (so the scheduler can hand it to another worker when
+// this one's heartbeat stops), and only the run holding the claim can close
+// or give back the item. A task of an item's older generation does nothing.
+func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		pl, err := DecodePayload(t)
 		if err != nil {
@@ -56,14 +64,24 @@ func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 		if it.Status != store.ItemPending {
 			return p.AfterItem(ctx, pl.ReviewID)
 		}
+		if it.Generation != pl.Gen {
+			return nil // a stale task: the item was handed to a newer one
+		}
 		if r, err := p.Store.GetReview(ctx, pl.ReviewID); err != nil {
 			return err
 		} else if r.Status != store.StatusRunning {
 			return nil // the review ended (failed or timed out): nothing to do
 		}
-		if err := p.Store.StartItem(ctx, pl.ReviewID, pl.Stage, pl.Item); err != nil {
+		claim, err := p.Store.ClaimItem(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen)
+		switch {
+		case errors.Is(err, store.ErrStaleTask):
+			return nil // the item was handed to a newer task
+		case errors.Is(err, store.ErrItemClosed):
+			return p.AfterItem(ctx, pl.ReviewID)
+		case err != nil:
 			return err
 		}
+		ctx = store.WithClaim(ctx, claim)
 		werr := work(ctx, pl)
 		// The bookkeeping after the work must happen even when the task's
 		// own deadline, or a shutdown, is what ended the work.

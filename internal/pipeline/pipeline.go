@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -37,7 +38,9 @@ type Pipeline struct {
 	// in-process fleet of a single `review` command must not start other
 	// reviews whose tasks belong to the fleet's shared queues.
 	AdmitOnly string
-	Log       *slog.Logger
+	// EnqueueParallelism bounds concurrent enqueues in Enqueue (0 or 1: one at a time).
+	EnqueueParallelism int
+	Log                *slog.Logger
 	// OnFailed, when set, is called after this pipeline failed a review
 	// (for example to store a report saying why).
 	OnFailed func(ctx context.Context, reviewID string)
@@ -158,49 +161,66 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 	return len(pending), p.Enqueue(ctx, pending)
 }
 
-// Enqueue hands ledger items to their stage queues with deterministic task IDs.
+// Enqueue hands ledger items to their stage queues with deterministic task
+// IDs, up to EnqueueParallelism at once, and records them as enqueued in
+// one statement.
 func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
-	byStage := map[string]map[review.Stage][]string{}
+	// Each review's kind picks its queues (interactive or bulk).
 	bulk := map[string]bool{}
-	var errs []error
 	for _, it := range items {
-		isBulk, known := bulk[it.ReviewID]
-		if !known {
-			r, err := p.Store.GetReview(ctx, it.ReviewID)
+		if _, known := bulk[it.ReviewID]; known {
+			continue
+		}
+		r, err := p.Store.GetReview(ctx, it.ReviewID)
+		if err != nil {
+			return fmt.Errorf("enqueue items of %s: %w", it.ReviewID, err)
+		}
+		bulk[it.ReviewID] = r.Kind == store.KindBulk
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		done = make([]store.Item, 0, len(items))
+		sem  = make(chan struct{}, max(p.EnqueueParallelism, 1))
+		wg   sync.WaitGroup
+	)
+	for _, it := range items {
+		it.Bulk = bulk[it.ReviewID]
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			err := p.enqueueOne(ctx, it)
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
-				continue
+				return
 			}
-			isBulk = r.Kind == store.KindBulk
-			bulk[it.ReviewID] = isBulk
-		}
-		opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
-		if p.Timeout > 0 {
-			opts = append(opts, asynq.Timeout(p.Timeout))
-		}
-		task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Bulk: isBulk}, opts...)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		_, err = p.Queue.EnqueueContext(ctx, task)
-		if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
-			errs = append(errs, fmt.Errorf("enqueue %s: %w", TaskID(it.ReviewID, it.Stage, it.Key), err))
-			continue
-		}
-		if byStage[it.ReviewID] == nil {
-			byStage[it.ReviewID] = map[review.Stage][]string{}
-		}
-		byStage[it.ReviewID][it.Stage] = append(byStage[it.ReviewID][it.Stage], it.Key)
+			done = append(done, it)
+		}()
 	}
-	for id, stages := range byStage {
-		for st, keys := range stages {
-			if err := p.Store.MarkEnqueued(ctx, id, st, keys); err != nil {
-				errs = append(errs, err)
-			}
-		}
+	wg.Wait()
+	if err := p.Store.MarkItemsEnqueued(ctx, done); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func (p *Pipeline) enqueueOne(ctx context.Context, it store.Item) error {
+	opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
+	if p.Timeout > 0 {
+		opts = append(opts, asynq.Timeout(p.Timeout))
+	}
+	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk}, opts...)
+	if err != nil {
+		return err
+	}
+	_, err = p.Queue.EnqueueContext(ctx, task)
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+		return fmt.Errorf("enqueue %s: %w", GenTaskID(it.ReviewID, it.Stage, it.Key, it.Generation), err)
+	}
+	return nil
 }
 
 // failIfNothingReviewed fails the review when every item of its current

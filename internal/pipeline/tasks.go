@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ type Payload struct {
 	Item     string       `json:"item"`
 	// Bulk sends the task to the bulk queues (a review of a batch).
 	Bulk bool `json:"bulk,omitempty"`
+	// Gen is the ledger item's generation the task was made for (see
+	// store.Item.Generation); a task of an older generation does nothing.
+	Gen int `json:"gen,omitempty"`
 }
 
 // TaskType is the permanent asynq type name of a stage's task, e.g.
@@ -70,6 +74,16 @@ func TaskID(reviewID string, stage review.Stage, item string) string {
 	return reviewID + ":" + string(stage) + ":" + item
 }
 
+// GenTaskID is TaskID for a given generation of the item: generation 0
+// keeps the plain ID, later ones get a suffix so that a rescued item's new
+// task does not collide with the old one still held by a dead worker.
+func GenTaskID(reviewID string, stage review.Stage, item string, gen int) string {
+	if gen == 0 {
+		return TaskID(reviewID, stage, item)
+	}
+	return TaskID(reviewID, stage, item) + ":g" + strconv.Itoa(gen)
+}
+
 // NewTask builds the task for one ledger item, carrying the caller's trace
 // context in its headers.
 func NewTask(ctx context.Context, p Payload, opts ...asynq.Option) (*asynq.Task, error) {
@@ -80,7 +94,7 @@ func NewTask(ctx context.Context, p Payload, opts ...asynq.Option) (*asynq.Task,
 	headers := map[string]string{}
 	otel.GetTextMapPropagator().Inject(ctx, propagation.MapCarrier(headers))
 	base := []asynq.Option{
-		asynq.TaskID(TaskID(p.ReviewID, p.Stage, p.Item)),
+		asynq.TaskID(GenTaskID(p.ReviewID, p.Stage, p.Item, p.Gen)),
 		asynq.Queue(QueueFor(p.Stage, p.Bulk)),
 	}
 	return asynq.NewTaskWithHeaders(TaskType(p.Stage), body, headers, append(base, opts...)...), nil

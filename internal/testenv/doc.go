@@ -2,12 +2,14 @@
 // isolated from the others so that t.Parallel() is safe. It is imported only
 // by _test.go files.
 //
-// Servers are found through TEST_DATABASE_URL and TEST_REDIS_URL, with
-// localhost defaults. When the variable is unset and nothing answers at the
-// default address, a fresh machine still works: Postgres falls back to one
-// ephemeral local cluster per test process (started from the machine's
-// PostgreSQL binaries through localenv) and Redis to an in-process miniredis
-// per test. A package that uses PostgresDSN should stop that cluster from
+// Servers are found through TEST_DATABASE_URL and TEST_REDIS_URL. Postgres
+// has a localhost default (each test gets its own schema there); when
+// nothing answers a fresh machine still works with one ephemeral local
+// cluster per test process (started from the machine's PostgreSQL binaries
+// through localenv). Redis has no default address on purpose, since tests
+// empty the databases they use: without TEST_REDIS_URL the tests start a
+// redis-server of their own on a free port (when the binary is installed),
+// else use an in-process miniredis per test. A package that uses PostgresDSN should stop that cluster from
 // its TestMain:
 //
 //	func TestMain(m *testing.M) {

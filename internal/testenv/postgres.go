@@ -62,10 +62,11 @@ func PostgresDSN(t testing.TB) string {
 	return pgState.dsn
 }
 
-// Shutdown stops the ephemeral Postgres cluster if this process started one
-// and removes its files. Call it from TestMain after m.Run; it is a no-op
+// Shutdown stops the ephemeral Postgres cluster and the redis-server if
+// this process started them, and removes their files. Call it from TestMain after m.Run; it is a no-op
 // otherwise.
 func Shutdown() {
+	stopOwnRedis()
 	pgMu.Lock()
 	env := pgState
 	pgState = nil

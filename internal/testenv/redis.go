@@ -18,9 +18,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
-// DefaultRedisURL is used when TEST_REDIS_URL is unset.
-const DefaultRedisURL = "redis://127.0.0.1:6379"
-
 // Leasing of Redis databases among concurrent tests and test processes.
 const (
 	leaseKeyPrefix = "reviewfleet:testlease:" // + DB number, in DB 0
@@ -40,7 +37,8 @@ return 0`)
 
 var (
 	redisOnce sync.Once
-	redisBase *redis.Options // nil: no server reachable, use miniredis
+	redisBase *redis.Options // nil: no server of ours, use miniredis
+	redisOwn  *RedisServer   // the redis-server this process started, if any
 	redisErr  error
 )
 
@@ -49,12 +47,14 @@ var (
 // again at the end. Each call leases another database. Use RedisURL when the
 // server needs a password.
 //
-// The server is TEST_REDIS_URL if set (the test fails if it does not
-// answer), else DefaultRedisURL. A database 1..15 is leased with a key in
-// database 0, so tests in other processes sharing the server never get the
-// same one; when all are taken the test waits up to a minute. When the
-// variable is unset and no server answers, each test gets its own
-// in-process miniredis (database 0).
+// The server is only ever one the user named or one the tests started:
+// TEST_REDIS_URL if set (the test fails if it does not answer), else a
+// redis-server started once per test process on a free port (stopped by
+// Shutdown) when the binary is installed, else an in-process miniredis per
+// test (database 0). Whatever answers at the default address is never
+// touched: it may hold someone's data. On a server, a database 1..15 is
+// leased with a key in database 0, so tests in other processes sharing it
+// never get the same one; when all are taken the test waits up to a minute.
 func RedisAddr(t testing.TB) (addr string, db int) {
 	t.Helper()
 	opts := leaseRedis(t)
@@ -81,7 +81,7 @@ func RedisURL(t testing.TB) string {
 func leaseRedis(t testing.TB) *redis.Options {
 	t.Helper()
 	redisOnce.Do(func() {
-		redisBase, redisErr = resolveRedis(context.Background(), os.Getenv("TEST_REDIS_URL"), DefaultRedisURL)
+		redisBase, redisOwn, redisErr = resolveRedis(context.Background(), os.Getenv("TEST_REDIS_URL"), RedisServerBinary())
 	})
 	if redisErr != nil {
 		t.Fatalf("testenv: %v", redisErr)
@@ -114,17 +114,22 @@ func leaseRedis(t testing.TB) *redis.Options {
 	return withDB(redisBase, l.db)
 }
 
-// resolveRedis parses explicit (or fallback) and pings it. It returns nil
-// options without an error when only the fallback was tried and it did not
-// answer.
-func resolveRedis(ctx context.Context, explicit, fallback string) (*redis.Options, error) {
-	raw := explicit
-	if raw == "" {
-		raw = fallback
+// resolveRedis picks the tests' server: explicit (which must answer),
+// else a redis-server started from bin, else none (nil options: miniredis).
+func resolveRedis(ctx context.Context, explicit, bin string) (*redis.Options, *RedisServer, error) {
+	if explicit == "" {
+		if bin == "" {
+			return nil, nil, nil
+		}
+		srv, err := startRedisServer(bin)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &redis.Options{Addr: srv.Addr}, srv, nil
 	}
-	opts, err := redis.ParseURL(raw)
+	opts, err := redis.ParseURL(explicit)
 	if err != nil {
-		return nil, fmt.Errorf("parse redis URL %s: %w", redactDSN(raw), err)
+		return nil, nil, fmt.Errorf("parse TEST_REDIS_URL %s: %w", redactDSN(explicit), err)
 	}
 	probe := *opts
 	probe.MaxRetries = -1
@@ -134,12 +139,16 @@ func resolveRedis(ctx context.Context, explicit, fallback string) (*redis.Option
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
-		if explicit != "" {
-			return nil, fmt.Errorf("TEST_REDIS_URL is set but its server does not answer: %w", err)
-		}
-		return nil, nil
+		return nil, nil, fmt.Errorf("TEST_REDIS_URL is set but its server does not answer: %w", err)
 	}
-	return opts, nil
+	return opts, nil, nil
+}
+
+// stopOwnRedis stops the redis-server this process started (Shutdown).
+func stopOwnRedis() {
+	if redisOwn != nil {
+		redisOwn.Stop()
+	}
 }
 
 func withDB(base *redis.Options, db int) *redis.Options {

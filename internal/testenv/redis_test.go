@@ -160,3 +160,42 @@ func TestReleaseKeepsSomeoneElsesLease(t *testing.T) {
 		t.Errorf("other lease = %q, %v; want it untouched", v, err)
 	}
 }
+
+// Without TEST_REDIS_URL the tests never use whatever answers at the
+// default address: they start a server of their own, or use miniredis.
+func TestRedisWithoutURLNeverUsesTheDefaultAddress(t *testing.T) {
+	t.Parallel()
+	opts, own, err := resolveRedis(context.Background(), "", "")
+	if err != nil || opts != nil || own != nil {
+		t.Fatalf("no URL, no binary: got %v %v %v, want miniredis (nil options)", opts, own, err)
+	}
+	bin := RedisServerBinary()
+	if bin == "" {
+		t.Skip("redis-server is not installed")
+	}
+	opts, own, err = resolveRedis(context.Background(), "", bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Stop()
+	if opts.Addr != own.Addr || opts.Addr == "127.0.0.1:6379" || opts.Addr == "localhost:6379" {
+		t.Errorf("tests would use %s, want the server they started (%s)", opts.Addr, own.Addr)
+	}
+}
+
+func TestRedisServerRestartsEmpty(t *testing.T) {
+	t.Parallel()
+	s := StartRedisServer(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer c.Close()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Exists(ctx, "k").Result(); err != nil || n != 0 {
+		t.Errorf("after a restart without persistence: exists=%d err=%v, want the key gone", n, err)
+	}
+}

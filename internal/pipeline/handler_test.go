@@ -1,0 +1,72 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/internal/stagetest"
+	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Shutdown()
+	os.Exit(code)
+}
+
+// After a dead worker's item was handed to a new task generation, the old
+// task does no work when asynq delivers it again; the new one runs and
+// records its worker.
+func TestStaleGenerationDoesNoWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, err := st.CreateReview(ctx, store.NewReview{
+		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimItem(ctx, id, review.StageIntent, "p1", "w-dead", 0); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := st.ClaimedItems(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RescueItems(ctx, claimed); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	errRetry := errors.New("retry later")
+	p := &pipeline.Pipeline{Store: st}
+	h := p.WorkerHandler("w-new", func(context.Context, pipeline.Payload) error { calls++; return errRetry })
+	for gen, want := range []int{0, 1} {
+		task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1", Gen: gen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = h.ProcessTask(ctx, task)
+		if calls != want {
+			t.Fatalf("generation %d: work ran %d times in all, want %d", gen, calls, want)
+		}
+		if gen == 0 && err != nil {
+			t.Fatalf("stale task: %v, want it completed without work", err)
+		}
+		if gen == 1 && !errors.Is(err, errRetry) {
+			t.Fatalf("current task: %v", err)
+		}
+	}
+	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
+	if err != nil || it.WorkerID != "w-new" || it.Attempts != 2 || it.Generation != 1 {
+		t.Fatalf("item: %+v %v", it, err)
+	}
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// ErrClaimLost is returned when a run tries to close an item that was
+// handed to a newer run (its worker's heartbeat had gone): the newer run's
+// result counts, the stale one is dropped. It is a kind of ErrItemClosed.
+var ErrClaimLost = fmt.Errorf("%w: claimed by a newer run", ErrItemClosed)
+
+// ErrStaleTask is returned by ClaimItem for a task of an older generation
+// than the item's: the item was handed to another task meanwhile.
+var ErrStaleTask = errors.New("task superseded by a newer generation")
+
+type claimKey struct{}
+
+// WithClaim returns ctx carrying a run's claim: every store write that
+// closes an item then succeeds only while the claim is still the item's.
+func WithClaim(ctx context.Context, claim string) context.Context {
+	return context.WithValue(ctx, claimKey{}, claim)
+}
+
+func claimFrom(ctx context.Context) (string, bool) {
+	c, ok := ctx.Value(claimKey{}).(string)
+	return c, ok && c != ""
+}
+
+func claimOrNil(c string) any {
+	if c == "" {
+		return nil
+	}
+	return c
+}
+
+// lostOrClosed tells why a claim-checked close matched no row.
+func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
+	var status string
+	err := tx.QueryRow(ctx, `SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3`,
+		reviewID, string(stage), key).Scan(&status)
+	if err == nil && status == ItemPending {
+		return ErrClaimLost
+	}
+	return ErrItemClosed
+}
+
+// ClaimItem starts a run of a pending item on workerID: one more attempt,
+// the worker recorded, and a fresh claim returned for WithClaim. A
+// generation of -1 skips the generation check; a task whose generation is
+// not the item's gets ErrStaleTask, a closed item ErrItemClosed.
+func (s *Store) ClaimItem(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int) (string, error) {
+	claim := uuid.NewString()
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(),
+		       worker_id = nullif($4, ''), claim = $5, claimed_at = now()
+		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+		  AND ($6 < 0 OR generation = $6)`,
+		reviewID, string(stage), key, workerID, claim, generation)
+	if err != nil {
+		return "", fmt.Errorf("claim item %s/%s: %w", stage, key, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return claim, nil
+	}
+	it, err := s.GetItem(ctx, reviewID, stage, key)
+	if err != nil {
+		return "", err
+	}
+	if it.Status != ItemPending {
+		return "", ErrItemClosed
+	}
+	return "", ErrStaleTask
+}
+
+// ClaimedItems returns the pending items of running reviews, in the
+// review's current stage, that a worker has started (only one review when
+// only is not empty): the candidates for a rescue when their worker dies.
+func (s *Store) ClaimedItems(ctx context.Context, only string) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, r.kind = 'bulk'
+		FROM stage_items i JOIN reviews r ON r.id = i.review_id
+		WHERE i.status = 'pending' AND i.worker_id IS NOT NULL
+		  AND r.status = 'running' AND r.stage = i.stage
+		  AND ($1 = '' OR i.review_id::text = $1)`, only)
+	if err != nil {
+		return nil, fmt.Errorf("list claimed items: %w", err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it := Item{Status: ItemPending}
+		var stage string
+		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
+			return nil, err
+		}
+		it.Stage = review.Stage(stage)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// RescueItems hands items over to a new task generation: for each item
+// still pending and still claimed by the worker (or, when the item has no
+// worker, still at the generation given) the generation goes up and the
+// claim is cleared, so the old run can no longer close it and the old
+// task's next delivery does nothing. It returns the items it moved, with
+// their new generation.
+func (s *Store) RescueItems(ctx context.Context, items []Item) ([]Item, error) {
+	var out []Item
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, it := range items {
+			var gen int
+			err := tx.QueryRow(ctx, `
+				UPDATE stage_items SET generation = generation + 1, worker_id = NULL, claim = NULL,
+				       claimed_at = NULL, enqueued_at = NULL, updated_at = now()
+				WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+				  AND coalesce(worker_id, '') = $4 AND generation = $5
+				RETURNING generation`, it.ReviewID, string(it.Stage), it.Key, it.WorkerID, it.Generation).Scan(&gen)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue // closed or claimed again meanwhile
+			}
+			if err != nil {
+				return fmt.Errorf("rescue item %s/%s: %w", it.Stage, it.Key, err)
+			}
+			it.Generation, it.WorkerID = gen, ""
+			out = append(out, it)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
