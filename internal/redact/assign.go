@@ -173,7 +173,7 @@ var placeholders = map[string]bool{
 
 // notPlaceholder reports whether v looks like a real value rather than
 // a placeholder: changeme, <your-key>, ${VAR}, $VAR, {{ .Token }}, %s,
-// xxx, ****, EXAMPLE values.
+// xxx, ****, short values built around the word example.
 func notPlaceholder(v string) bool {
 	v = strings.TrimSpace(v)
 	low := strings.ToLower(v)
@@ -184,7 +184,11 @@ func notPlaceholder(v string) bool {
 		strings.HasPrefix(v, "%"), strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">"),
 		strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}"):
 		return false
-	case strings.Contains(low, "example"), strings.HasPrefix(low, "your"), strings.HasPrefix(low, "my-"),
+	case strings.Contains(low, "example") && len(strings.ReplaceAll(low, "example", "")) < 12:
+		// "example-token" stands for a value; a long random value with
+		// EXAMPLE inside (AWS's published keys) is shaped like a real one.
+		return false
+	case strings.HasPrefix(low, "your"), strings.HasPrefix(low, "my-"),
 		strings.HasPrefix(low, "my_"), strings.Contains(low, "placeholder"), strings.Contains(low, "changeme"):
 		return false
 	case sameRune(low):

@@ -31,10 +31,14 @@ var Rules = []Rule{
 	{Kind: "gcp-private-key", Group: 1, Pattern: regexp.MustCompile(`"private_key"\s*:\s*"([^"]{16,})"`), Hints: []string{"private_key"}},
 	{Kind: "gcp-private-key-id", Group: 1, Pattern: regexp.MustCompile(`"private_key_id"\s*:\s*"([A-Za-z0-9]{16,})"`), Hints: []string{"private_key_id"}},
 	// AWS access key ids (long-term AKIA, temporary ASIA and the other
-	// documented prefixes).
-	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z2-7]{16})\b`), Valid: notPlaceholder, Hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "asca"}},
-	// AWS secret access keys assigned to aws_secret* names in any style.
-	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`(?i)aws_?secret[A-Za-z0-9_]*["']?\s*(?::=|=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Valid: notPlaceholder, Hints: []string{"secret"}},
+	// documented prefixes). The format is specific enough to redact every
+	// match: AWS's published example keys and made-up ones that are not
+	// base32 look exactly like real ones to a reader, so they go too.
+	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16})\b`), Hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "asca"}},
+	// AWS secret access keys assigned to aws_secret* names in any style;
+	// 40 characters of key alphabet is specific enough that an "EXAMPLE"
+	// inside does not make it a placeholder.
+	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`(?i)aws_?secret[A-Za-z0-9_]*["']?\s*(?::=|=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Hints: []string{"secret"}},
 	// Azure storage connection strings and SAS tokens.
 	{Kind: "azure-storage-key", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`), Hints: []string{"accountkey=", "sharedaccesskey="}},
 	{Kind: "azure-sas", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:SharedAccessSignature=|[?&;]|\b)sig=([A-Za-z0-9%+/=]{20,})`), Hints: []string{"sig="}},
