@@ -30,7 +30,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard, NoStartLocal: true}, nil)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard, NoStartLocal: true}, nil)
 	if err != nil {
 		return err
 	}
