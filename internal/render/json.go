@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -133,7 +134,9 @@ type jsonFinding struct {
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
 	MergedInto  int64         `json:"merged_into"`
+	Number      int           `json:"number"`
 	Code        []jsonCode    `json:"code"`
+	CodeNote    string        `json:"code_note,omitempty"`
 	Trail       []jsonVerdict `json:"trail"`
 	Expert      *jsonExpert   `json:"expert"`
 }
@@ -203,9 +206,9 @@ func toJSON(r *Report) jsonReport {
 		CreatedAt:      formatTime(r.CreatedAt),
 		FinishedAt:     formatTime(r.FinishedAt),
 		Threshold:      r.Threshold,
-		Findings:       toJSONFindings(r.Findings),
-		BelowThreshold: toJSONFindings(r.BelowThreshold),
-		Dropped:        toJSONFindings(r.Dropped),
+		Findings:       toJSONFindings(r.Findings, 1),
+		BelowThreshold: toJSONFindings(r.BelowThreshold, 1+len(r.Findings)),
+		Dropped:        toJSONFindings(r.Dropped, 1+len(r.Findings)+len(r.BelowThreshold)),
 		NotReviewed:    make([]jsonNotReviewed, len(r.NotReviewed)),
 		FailedItems:    make([]jsonFailedItem, len(r.FailedItems)),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
@@ -223,10 +226,14 @@ func toJSON(r *Report) jsonReport {
 	return j
 }
 
-func toJSONFindings(fs []Finding) []jsonFinding {
+// toJSONFindings encodes fs, numbering them from first on (see numbers).
+func toJSONFindings(fs []Finding, first int) []jsonFinding {
 	out := make([]jsonFinding, len(fs))
 	for i, f := range fs {
+		ex := capCode(f.Code)
 		jf := jsonFinding{
+			Number:      first + i,
+			CodeNote:    cmp.Or(f.CodeNote, ex.note()),
 			ID:          f.ID,
 			RiskType:    string(f.RiskType),
 			Severity:    string(f.Severity),
@@ -239,10 +246,10 @@ func toJSONFindings(fs []Finding) []jsonFinding {
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
 			MergedInto:  f.MergedInto,
-			Code:        make([]jsonCode, len(f.Code)),
+			Code:        make([]jsonCode, len(ex.Lines)),
 			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
 		}
-		for k, c := range f.Code {
+		for k, c := range ex.Lines {
 			jf.Code[k] = jsonCode(c)
 		}
 		for _, v := range orderedTrail(f.Trail) {
@@ -283,8 +290,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				DropReason:  j.DropReason,
 				MergedInto:  j.MergedInto,
 			},
-			Code:  make([]CodeLine, len(j.Code)),
-			Trail: make([]Verdict, len(j.Trail)),
+			Code:     make([]CodeLine, len(j.Code)),
+			CodeNote: j.CodeNote,
+			Trail:    make([]Verdict, len(j.Trail)),
 		}
 		for k, c := range j.Code {
 			f.Code[k] = CodeLine(c)
