@@ -42,7 +42,7 @@ func TestBuildKeepsOnlyReportableFindings(t *testing.T) {
 	if len(rep.BelowThreshold) != 2 {
 		t.Errorf("below threshold: %+v", rep.BelowThreshold)
 	}
-	if len(rep.Dropped) != 1 || !strings.Contains(rep.Dropped[0].DropReason, "outside") {
+	if len(rep.Dropped) != 1 || !strings.HasPrefix(rep.Dropped[0].DropReason, report.ReasonLineOutOfRange) {
 		t.Errorf("dropped: %+v", rep.Dropped)
 	}
 	stored, err := report.Render(rep)
