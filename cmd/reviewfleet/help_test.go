@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,30 @@ func TestVersion(t *testing.T) {
 	defer func() { version = "" }()
 	if out, _, _ := runCmd(t, "--version"); out != "reviewfleet v9.9.9\n" {
 		t.Errorf("ldflags version: %q", out)
+	}
+}
+
+// Argument mistakes are reported before anything is opened: no notice
+// about the LLM endpoint, the database or Redis comes first.
+func TestArgumentErrorsComeFirst(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"review"}, "nothing to review"},
+		{[]string{"review", "--repo", t.TempDir()}, "--base and --head"},
+		{[]string{"review", "--diff", "/does/not/exist.patch"}, "--diff"},
+		{[]string{"review", "--repo", "/does/not/exist", "--base", "a", "--head", "b"}, "--repo"},
+	} {
+		_, errOut, err := runCmd(t, tc.args...)
+		var ee exitError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ee) || ee.code != exitUsage {
+			t.Errorf("%v: got %v, want a usage error about %q", tc.args, err, tc.want)
+		}
+		if strings.Contains(errOut, "LLM") || strings.Contains(errOut, "Postgres") || strings.Contains(errOut, "Redis") {
+			t.Errorf("%v: notices before the argument error: %q", tc.args, errOut)
+		}
 	}
 }

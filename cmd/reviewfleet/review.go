@@ -77,6 +77,13 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
+	if !*useDemo {
+		// Arguments first: a missing --base must not hide behind notices
+		// about the LLM endpoint or the database.
+		if err := submit.CheckRequest(req); err != nil {
+			return exitError{code: exitUsage, err: err}
+		}
+	}
 	if *useDemo {
 		srv := demo.NewServer()
 		defer srv.Close()
