@@ -80,3 +80,15 @@ func TestTitleAndDuration(t *testing.T) {
 		t.Errorf("base..head title:\n%s", md)
 	}
 }
+
+// The verify stage stores its sentence as both reason and evidence; the
+// report says it once.
+func TestVerifySentenceOnce(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	const s = "line 41 writes the shared map without the lock"
+	r.Findings[0].Trail = []Verdict{{Stage: "verify", Verdict: "anchored", Reason: s, Evidence: []string{s}}}
+	if n := strings.Count(Markdown(r), s); n != 1 {
+		t.Errorf("verify sentence printed %d times", n)
+	}
+}

@@ -259,6 +259,9 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 			}
 			notes = append(notes, fmt.Sprintf("- %s: %s", label, inline(cmp.Or(v.Reason, v.Verdict, "—"))))
 			for _, e := range evidence {
+				if strings.TrimSpace(e) == strings.TrimSpace(v.Reason) {
+					continue // the stage's reason is its evidence: say it once
+				}
 				notes = append(notes, "  - "+inline(e))
 			}
 		}
