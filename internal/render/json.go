@@ -78,6 +78,9 @@ func DecodeJSON(data []byte) (*Report, error) {
 		Dropped:        fromJSONFindings(j.Dropped, j.ReviewID),
 		NotReviewed:    make([]NotReviewed, len(j.NotReviewed)),
 		FailedItems:    make([]FailedItem, len(j.FailedItems)),
+		Interrupted:    j.Interrupted,
+		StoppedAt:      j.StoppedAt,
+		StagesNotRun:   nilIfEmpty(j.StagesNotRun),
 		EvalSummary:    make(map[review.RiskType]EvalCounts, len(j.EvalSummary)),
 		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut},
 	}
@@ -86,6 +89,9 @@ func DecodeJSON(data []byte) (*Report, error) {
 	}
 	for i, f := range j.FailedItems {
 		r.FailedItems[i] = FailedItem(f)
+	}
+	for _, f := range j.NotRun {
+		r.NotRun = append(r.NotRun, FailedItem(f))
 	}
 	for rt, c := range j.EvalSummary {
 		r.EvalSummary[review.RiskType(rt)] = EvalCounts(c)
@@ -117,6 +123,10 @@ type jsonReport struct {
 	Dropped        []jsonFinding             `json:"dropped"`
 	NotReviewed    []jsonNotReviewed         `json:"not_reviewed"`
 	FailedItems    []jsonFailedItem          `json:"failed_items"`
+	Interrupted    bool                      `json:"interrupted"`
+	StoppedAt      string                    `json:"stopped_at,omitempty"`
+	NotRun         []jsonFailedItem          `json:"not_run"`
+	StagesNotRun   []string                  `json:"stages_not_run"`
 	EvalSummary    map[string]jsonEvalCounts `json:"eval_summary"`
 	Usage          jsonUsage                 `json:"usage"`
 }
@@ -211,6 +221,10 @@ func toJSON(r *Report) jsonReport {
 		Dropped:        toJSONFindings(r.Dropped, 1+len(r.Findings)+len(r.BelowThreshold)),
 		NotReviewed:    make([]jsonNotReviewed, len(r.NotReviewed)),
 		FailedItems:    make([]jsonFailedItem, len(r.FailedItems)),
+		Interrupted:    r.Interrupted,
+		StoppedAt:      r.StoppedAt,
+		NotRun:         make([]jsonFailedItem, len(r.NotRun)),
+		StagesNotRun:   nonNil(r.StagesNotRun),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
 		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut},
 	}
@@ -219,6 +233,9 @@ func toJSON(r *Report) jsonReport {
 	}
 	for i, f := range r.FailedItems {
 		j.FailedItems[i] = jsonFailedItem(f)
+	}
+	for i, f := range r.NotRun {
+		j.NotRun[i] = jsonFailedItem(f)
 	}
 	for rt, c := range r.EvalSummary {
 		j.EvalSummary[string(rt)] = jsonEvalCounts(c)
@@ -362,4 +379,12 @@ func checkFinite(r *Report) error {
 		}
 	}
 	return nil
+}
+
+// nilIfEmpty keeps a decoded empty list nil, as an unset one is.
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

@@ -80,6 +80,10 @@ const maxOutcomeItems = 10
 // writeOutcome puts what went wrong first: a failed review's reason, or
 // how many items an incomplete review could not review, and why.
 func writeOutcome(b *strings.Builder, r *Report) {
+	if r.Interrupted {
+		writeInterrupted(b, r)
+		return
+	}
 	if r.Status == StatusFailed {
 		fmt.Fprintf(b, "> **FAILED:** %s\n", inline(orDash(r.Error)))
 		if len(r.FailedItems) > 0 {
@@ -102,6 +106,37 @@ func writeOutcome(b *strings.Builder, r *Report) {
 			break
 		}
 		fmt.Fprintf(b, "> - %s %s: %s\n", inline(f.Stage), codeSpan(f.ItemKey), inline(truncate(oneLine(f.Error), 300)))
+	}
+	b.WriteString("\n")
+}
+
+// writeInterrupted says that the review stopped part-way and what did not
+// run, so that nothing below reads as a complete review.
+func writeInterrupted(b *strings.Builder, r *Report) {
+	stage := ""
+	if r.StoppedAt != "" {
+		stage = " during the " + inline(r.StoppedAt) + " stage"
+	}
+	fmt.Fprintf(b, "> **INTERRUPTED:** the review was stopped%s before it finished. It is partial: the findings below did not go through every stage, and what did not run is listed here.\n>\n", stage)
+	if len(r.NotRun) > 0 {
+		fmt.Fprintf(b, "> - did not run: %s\n", plural(len(r.NotRun), "item"))
+		for i, it := range r.NotRun {
+			if i == maxOutcomeItems {
+				fmt.Fprintf(b, ">   - … and %d more\n", len(r.NotRun)-i)
+				break
+			}
+			fmt.Fprintf(b, ">   - %s %s\n", inline(it.Stage), codeSpan(it.ItemKey))
+		}
+	}
+	if len(r.FailedItems) > 0 {
+		fmt.Fprintf(b, "> - failed: %s (see Failed items)\n", plural(len(r.FailedItems), "item"))
+	}
+	if len(r.StagesNotRun) > 0 {
+		names := make([]string, len(r.StagesNotRun))
+		for i, s := range r.StagesNotRun {
+			names[i] = inline(s)
+		}
+		fmt.Fprintf(b, "> - stages never reached: %s\n", strings.Join(names, ", "))
 	}
 	b.WriteString("\n")
 }

@@ -56,11 +56,23 @@ type Report struct {
 	NotReviewed []NotReviewed
 	// FailedItems lists work items a stage could not complete.
 	FailedItems []FailedItem
+	// Interrupted is set when the review was stopped (Ctrl-C, a signal)
+	// before it finished; StoppedAt is the stage it was in, NotRun the
+	// items that never finished and StagesNotRun the stages never reached.
+	Interrupted  bool
+	StoppedAt    string
+	NotRun       []FailedItem
+	StagesNotRun []string
 	// EvalSummary counts eval-gate verdicts per risk type.
 	EvalSummary map[review.RiskType]EvalCounts
 	// Usage is the review's LLM consumption.
 	Usage Usage
 }
+
+// InterruptedPrefix starts the error of a review that was stopped before
+// it finished (Ctrl-C during an in-process review), as opposed to one that
+// failed on its own.
+const InterruptedPrefix = "interrupted: "
 
 // StatusFailed is the status of a review that ended without a result.
 const StatusFailed = "failed"

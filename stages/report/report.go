@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -120,6 +121,11 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	for _, it := range failed {
 		rep.FailedItems = append(rep.FailedItems, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
 	}
+	if r.Status == store.StatusFailed && strings.HasPrefix(r.Error, render.InterruptedPrefix) {
+		if err := interrupted(ctx, st, r, rep); err != nil {
+			return nil, err
+		}
+	}
 	for risk, c := range summary {
 		rep.EvalSummary[risk] = render.EvalCounts{Confirmed: c.Confirmed, Disputed: c.Disputed, Uncertain: c.Uncertain}
 	}
@@ -192,6 +198,27 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
 	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
+}
+
+// interrupted fills in what an interrupted review did not run: the items
+// of its stage that never finished and the stages it never reached.
+func interrupted(ctx context.Context, st *store.Store, r store.Review, rep *render.Report) error {
+	rep.Interrupted, rep.StoppedAt = true, string(r.Stage)
+	items, err := st.UnfinishedItems(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		rep.NotRun = append(rep.NotRun, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key})
+	}
+	after := false
+	for _, s := range pipeline.Chain(r.SkippedStages) {
+		if after && s != review.StageDone {
+			rep.StagesNotRun = append(rep.StagesNotRun, string(s))
+		}
+		after = after || s == r.Stage
+	}
+	return nil
 }
 
 // inside reports whether the finding's lines exist in the file.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -74,5 +76,35 @@ func TestBuildNotesSnapshotFallback(t *testing.T) {
 	}
 	if !strings.Contains(stored.Markdown, reason) || strings.Contains(stored.Markdown, "a later reason") {
 		t.Errorf("the report does not note the first fallback reason:\n%s", stored.Markdown)
+	}
+}
+
+// An interrupted review's report says so and lists what did not run, not
+// its unchecked findings as if the review were complete.
+func TestBuildInterruptedReviewListsWhatDidNotRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, fs := stagetest.Review(t, st, config.Default(), review.StageExpert,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n\nfunc f() {}\n", Changed: []int{3}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 3, LineEnd: 3, Description: "unchecked", Severity: review.High, Confidence: 0.9}})
+	if _, err := st.FailReview(ctx, id, render.InterruptedPrefix+"stopped with Ctrl-C"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.StoppedAt != "expert" || len(rep.NotRun) != 1 || rep.NotRun[0].ItemKey != pipeline.FindingKey(fs[0].ID) {
+		t.Fatalf("interrupted %v at %q, not run %+v", rep.Interrupted, rep.StoppedAt, rep.NotRun)
+	}
+	if strings.Join(rep.StagesNotRun, ",") != "eval,report" {
+		t.Errorf("stages not run: %v", rep.StagesNotRun)
+	}
+	md := render.Markdown(rep)
+	for _, want := range []string{"**INTERRUPTED:**", "during the expert stage", "did not run: 1 item", "stages never reached: eval, report"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
 	}
 }
