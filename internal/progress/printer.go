@@ -37,12 +37,17 @@ func NewPrinter(w io.Writer) *Printer {
 
 // Update shows the progress line after elapsed time.
 func (p *Printer) Update(elapsed time.Duration, line string) {
-	text := fmt.Sprintf("%6s  %s", Duration(elapsed), line)
+	p.Show(line, fmt.Sprintf("%6s  %s", Duration(elapsed), line))
+}
+
+// Show shows text: in place on a terminal, else as a new line when key
+// differs from the last one shown.
+func (p *Printer) Show(key, text string) {
 	if !p.TTY {
-		if line != p.last {
+		if key != p.last {
 			fmt.Fprintln(p.W, text)
 		}
-		p.last = line
+		p.last = key
 		return
 	}
 	width := 80
@@ -54,7 +59,7 @@ func (p *Printer) Update(elapsed time.Duration, line string) {
 	// One column is kept free: writing the last column makes some
 	// terminals wrap at once.
 	fmt.Fprintf(p.W, "\r\033[K%s", fit(text, width-1))
-	p.last, p.pending = line, true
+	p.last, p.pending = key, true
 }
 
 // End ends an in-place line, so what follows starts on a line of its own.
