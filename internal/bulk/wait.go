@@ -81,4 +81,3 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (st
 		}
 	}
 }
-
