@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,5 +62,22 @@ func TestArgumentErrorsComeFirst(t *testing.T) {
 		if strings.Contains(errOut, "LLM") || strings.Contains(errOut, "Postgres") || strings.Contains(errOut, "Redis") {
 			t.Errorf("%v: notices before the argument error: %q", tc.args, errOut)
 		}
+	}
+}
+
+// status must not bring back a local Postgres the user stopped: it says
+// it is stopped and how to start it.
+func TestStatusDoesNotStartAStoppedLocalPostgres(t *testing.T) {
+	clearEnv(t)
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	for _, args := range [][]string{{"status"}, {"report", "some-id"}, {"local", "psql", "--url"}} {
+		_, _, err := runCmd(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "stopped") || !strings.Contains(err.Error(), "reviewfleet local start") {
+			t.Errorf("%v: %v, want: the local Postgres is stopped, and how to start it", args, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "reviewfleet", "postgres", "postmaster.pid")); !os.IsNotExist(err) {
+		t.Errorf("a local Postgres was started: %v", err)
 	}
 }
