@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -106,5 +107,32 @@ func TestBuildInterruptedReviewListsWhatDidNotRun(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// A finding that cites a whole large file keeps the stored report small.
+func TestBuildLargeFileReportStaysSmall(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "var v%d = %q\n", i, strings.Repeat("x", 150))
+	}
+	id, _ := stagetest.Review(t, st, config.Default(), review.StageReport,
+		[]stagetest.File{{Path: "big.go", Content: b.String(), Changed: []int{1}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "big.go", LineStart: 1, LineEnd: 5000, Description: "the whole file", Severity: review.High, Confidence: 0.9}})
+	rep, err := report.Build(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := report.Render(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Markdown) > 16<<10 || len(stored.JSON) > 16<<10 {
+		t.Fatalf("Markdown %d bytes, JSON %d bytes for one finding", len(stored.Markdown), len(stored.JSON))
+	}
+	if !strings.Contains(stored.Markdown, "more lines not shown") || !strings.Contains(string(stored.JSON), `"code_note"`) {
+		t.Errorf("the report does not say what was cut")
 	}
 }
