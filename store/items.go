@@ -418,3 +418,27 @@ func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, 
 	}
 	return ids, rows.Err()
 }
+
+// UnfinishedItems returns the items of a review that never finished
+// (neither done nor failed), ordered by stage and key: what an interrupted
+// review did not run.
+func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]Item, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT stage, item_key, status, attempts, error FROM stage_items
+		WHERE review_id = $1 AND status NOT IN ('done', 'failed') ORDER BY stage, item_key`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("unfinished items of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it := Item{ReviewID: reviewID}
+		var stage string
+		if err := rows.Scan(&stage, &it.Key, &it.Status, &it.Attempts, &it.Error); err != nil {
+			return nil, err
+		}
+		it.Stage = review.Stage(stage)
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}

@@ -59,6 +59,9 @@ func open(ctx context.Context, cfgPath string, stderr io.Writer, opts app.Option
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, w := range config.EnvWarnings(os.Environ()) {
+		fmt.Fprintln(stderr, "reviewfleet: warning:", w)
+	}
 	if edit != nil {
 		edit(&cfg)
 	}

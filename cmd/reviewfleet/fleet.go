@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
@@ -119,22 +121,58 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return err
 }
 
+const localUsage = `usage: reviewfleet local start | stop | psql [--url]
+  start   start the local Postgres reviews use when DATABASE_URL is unset
+  stop    stop it
+  psql    open its reviewfleet database with psql (--url: print the connection URL)`
+
 func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) != 1 || args[0] != "stop" {
-		return exitError{code: 2, err: fmt.Errorf("usage: reviewfleet local stop")}
+	if wantsHelp(args) {
+		fmt.Fprintln(stdout, localUsage)
+		return nil
+	}
+	if len(args) == 0 {
+		return exitError{code: 2, err: errors.New(localUsage)}
 	}
 	dir, err := localenv.DefaultDataDir()
 	if err != nil {
 		return err
 	}
-	stopped, err := localenv.StopPostgres(ctx, localenv.PostgresOptions{DataDir: dir})
-	if err != nil {
-		return err
+	switch {
+	case len(args) == 1 && args[0] == "stop":
+		stopped, err := localenv.StopPostgres(ctx, localenv.PostgresOptions{DataDir: dir})
+		if err != nil {
+			return err
+		}
+		if stopped {
+			fmt.Fprintf(stdout, "stopped the local Postgres in %s\n", dir)
+		} else {
+			fmt.Fprintln(stdout, "no local Postgres is running")
+		}
+		return nil
+	case len(args) == 1 && args[0] == "start":
+		pg, err := localenv.StartPostgres(ctx, localenv.PostgresOptions{DataDir: dir, Log: stderr})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "local Postgres running: %s\n", pg.DSN())
+		return nil
+	case args[0] == "psql" && (len(args) == 1 || (len(args) == 2 && args[1] == "--url")):
+		pg, err := localenv.RunningPostgres(dir)
+		if err != nil {
+			return err
+		}
+		if len(args) == 2 {
+			fmt.Fprintln(stdout, pg.DSN())
+			return nil
+		}
+		psql, err := exec.LookPath("psql")
+		if err != nil {
+			return fmt.Errorf("psql is not on PATH; connect any client to %s", pg.DSN())
+		}
+		cmd := exec.CommandContext(ctx, psql, pg.DSN())
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+		return cmd.Run()
 	}
-	if stopped {
-		fmt.Fprintf(stdout, "stopped the local Postgres in %s\n", dir)
-	} else {
-		fmt.Fprintln(stdout, "no local Postgres is running")
-	}
-	return nil
+	return exitError{code: 2, err: errors.New(localUsage)}
 }

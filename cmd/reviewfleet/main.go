@@ -6,11 +6,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/reviewfleet/reviewfleet/stages/report"
 )
 
 // exitError carries a process exit code with its message.
@@ -20,6 +23,9 @@ type exitError struct {
 }
 
 func (e exitError) Error() string { return e.err.Error() }
+
+// Unwrap lets errors.Is see the cause, such as flag.ErrHelp.
+func (e exitError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -55,7 +61,8 @@ Usage:
   reviewfleet migrate  [--down] [--status]    apply the database migrations
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
-  reviewfleet local stop                      stop the local Postgres started by a review
+  reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
+  reviewfleet version                         print the version (also --version)
 
 Every command takes --config FILE (YAML). Environment: DATABASE_URL, REDIS_URL, OPENAI_BASE_URL,
 OPENAI_API_KEY, and REVIEWFLEET_<SECTION>_<KEY> for any key (see 'reviewfleet config keys').
@@ -66,6 +73,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		return printVersion(stdout)
+	}
+	report.Version = versionString()
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
@@ -76,5 +87,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
 	}
-	return cmd(ctx, args[1:], stdout, stderr)
+	err := cmd(ctx, args[1:], stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flag set printed the command's usage: asking for it is not an error
+	}
+	return err
 }

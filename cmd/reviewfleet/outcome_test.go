@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -104,5 +107,54 @@ func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
 	status, _, err := runCmd(t, "status", doc.ReviewID)
 	if err != nil || !strings.Contains(status, "INCOMPLETE: items not reviewed: 1") || !strings.Contains(status, "invalid LLM reply") {
 		t.Fatalf("status: %v\n%s", err, status)
+	}
+}
+
+// Ctrl-C during an in-process review: the printed report says the review
+// was interrupted and what did not run, rather than listing unchecked
+// findings as if it were complete.
+func TestInterruptedReviewSaysSo(t *testing.T) {
+	clearEnv(t)
+	called, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv := llmfake.New(func(ctx context.Context, _ openai.ChatCompletionRequest) llmfake.Reply {
+		once.Do(func() { close(called) })
+		select { // hold the first call until the command is interrupted
+		case <-ctx.Done():
+		case <-release:
+		}
+		return llmfake.Fail(500, "gone")
+	})
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "k")
+	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
+	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	r, err := demo.WriteRepo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-called:
+			cancel() // what Ctrl-C does to the command's context
+		case <-time.After(2 * time.Minute):
+		}
+	}()
+	var out, errOut bytes.Buffer
+	err = run(ctx, []string{"review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("want an interrupted error, got %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"**INTERRUPTED:**", "did not run:", "stages never reached:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -30,7 +30,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard, NoStartLocal: true}, nil)
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,12 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "review  %s\nrepo    %s\nchange  %s..%s\nstatus  %s\nstage   %s\nmode    %s\n",
-		r.ID, r.Repo, firstNonEmpty(r.BaseRef, r.BaseSHA), firstNonEmpty(r.HeadRef, r.HeadSHA), r.Status, r.Stage, r.IntentMode)
+	change := firstNonEmpty(r.BaseRef, r.BaseSHA) + ".." + firstNonEmpty(r.HeadRef, r.HeadSHA)
+	if r.BaseRef == "" && r.BaseSHA == "" && r.HeadRef != "" {
+		change = "diff " + r.HeadRef // a --diff review has no base
+	}
+	fmt.Fprintf(stdout, "review  %s\nrepo    %s\nchange  %s\nstatus  %s\nstage   %s\nmode    %s\n",
+		r.ID, r.Repo, change, r.Status, r.Stage, r.IntentMode)
 	if len(r.SkippedStages) > 0 {
 		fmt.Fprintf(stdout, "skipped %v\n", r.SkippedStages)
 	}
@@ -122,7 +126,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkFormat(*format); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard, NoStartLocal: true}, nil)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,13 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
+	if !*useDemo {
+		// Arguments first: a missing --base must not hide behind notices
+		// about the LLM endpoint or the database.
+		if err := submit.CheckRequest(req); err != nil {
+			return exitError{code: exitUsage, err: err}
+		}
+	}
 	if *useDemo {
 		srv := demo.NewServer()
 		defer srv.Close()
@@ -165,8 +172,16 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			// the failure is recorded.
 			stopFleet()
 			bg := context.WithoutCancel(ctx)
-			if _, ferr := a.Store.FailReview(bg, id, "stopped: the command running its in-process worker ended ("+err.Error()+")"); ferr == nil {
+			reason := "stopped: the command running its in-process worker ended (" + err.Error() + ")"
+			interrupted := ctx.Err() != nil // Ctrl-C or a signal, not a failure of the review
+			if interrupted {
+				reason = render.InterruptedPrefix + "the command running its in-process worker was stopped (Ctrl-C or a signal)"
+			}
+			if _, ferr := a.Store.FailReview(bg, id, reason); ferr == nil {
 				a.StoreFailureReport(bg, id)
+				if interrupted && printReport(bg, a.Store, id, *format, stdout) == nil {
+					return exitError{code: exitFailed, err: fmt.Errorf("review %s interrupted: it is partial, and the report above lists what did not run", id)}
+				}
 			}
 		}
 		return err

@@ -21,6 +21,10 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] != "stats" && wantsHelp(args) {
+		fmt.Fprintln(stdout, "usage: reviewfleet prompts stats --diff FILE [--diff FILE…]")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "stats" {
 		return exitError{code: 2, err: errors.New("usage: reviewfleet prompts stats --diff FILE [--diff FILE…]")}
 	}
@@ -61,6 +65,10 @@ func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func cmdConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if wantsHelp(args) {
+		fmt.Fprintln(stdout, "usage: reviewfleet config keys   (every configuration key and its environment variable)")
+		return nil
+	}
 	if len(args) != 1 || args[0] != "keys" {
 		return exitError{code: 2, err: errors.New("usage: reviewfleet config keys")}
 	}

@@ -66,7 +66,7 @@ type Config struct {
 	// Ignore reports repository-relative, slash-separated paths that the
 	// review ignores; grep and find_symbol skip them. Default: none.
 	Ignore func(path string) bool
-	// Deny holds globs (diff.MatchGlob syntax) of repository paths the tools
+	// Deny holds globs (diff.Glob syntax) of repository paths the tools
 	// never read, list or search; a refused read answers "denied by sandbox
 	// policy". .git is always denied. Default DefaultDeny.
 	Deny []string

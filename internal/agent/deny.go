@@ -1,15 +1,10 @@
 package agent
 
-import (
-	"path"
-	"strings"
-
-	"github.com/reviewfleet/reviewfleet/internal/diff"
-)
+import "github.com/reviewfleet/reviewfleet/internal/diff"
 
 // DefaultDeny lists the paths the expert's tools never read, list or
 // search when Config.Deny is empty: environment files, private keys and
-// credential stores. Patterns use diff.MatchGlob syntax: one without a
+// credential stores. Patterns use diff.Glob syntax: one without a
 // slash matches a name at any depth, a trailing slash everything under a
 // directory.
 var DefaultDeny = []string{
@@ -24,27 +19,24 @@ var alwaysDenied = []string{".git/"}
 // msgDenied ends the tool error of a path the policy refuses.
 const msgDenied = "denied by sandbox policy"
 
-// denyList decides which repository paths the sandbox refuses. A pattern
-// without an inner slash ("*.pem", ".git/") denies every path with a
-// segment it matches, which is what diff.MatchGlob gives for the path and
-// its directories; only the others (".docker/config.json") need MatchGlob.
+// denyList decides which repository paths the sandbox refuses, with the
+// glob engine of ignore patterns and path_glob (diff.Glob): a path is
+// refused when it or one of its directories matches.
 type denyList struct {
-	names    []string // unanchored patterns, trailing slash removed
-	anchored []string // patterns with an inner slash
+	globs []diff.Glob
 }
 
 // newDenyList returns the policy: .git always, then globs, or DefaultDeny
-// when globs is empty.
+// when globs is empty. A malformed glob (configuration validation rejects
+// them) denies nothing.
 func newDenyList(globs []string) denyList {
 	if len(globs) == 0 {
 		globs = DefaultDeny
 	}
 	var d denyList
 	for _, g := range append(append([]string{}, alwaysDenied...), globs...) {
-		if trimmed := strings.TrimSuffix(g, "/"); !strings.Contains(trimmed, "/") {
-			d.names = append(d.names, trimmed)
-		} else {
-			d.anchored = append(d.anchored, g)
+		if c, err := diff.CompileGlob(g); err == nil {
+			d.globs = append(d.globs, c)
 		}
 	}
 	return d
@@ -56,26 +48,9 @@ func (d denyList) denied(rel string) bool {
 	if rel == "." || rel == "" {
 		return false
 	}
-	rest := rel
-	for rest != "" {
-		seg, tail, _ := strings.Cut(rest, "/")
-		for _, n := range d.names {
-			if ok, _ := path.Match(n, seg); ok {
-				return true
-			}
-		}
-		rest = tail
-	}
-	if len(d.anchored) == 0 {
-		return false
-	}
-	segs := strings.Split(rel, "/")
-	for i := 1; i <= len(segs); i++ {
-		p := strings.Join(segs[:i], "/")
-		for _, g := range d.anchored {
-			if ok, _ := diff.MatchGlob(g, p); ok {
-				return true
-			}
+	for _, g := range d.globs {
+		if g.Match(rel) {
+			return true
 		}
 	}
 	return false

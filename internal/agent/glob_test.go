@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/diff"
 )
 
 func TestGlobMatch(t *testing.T) {
@@ -76,13 +78,36 @@ func TestCompileGlobRejects(t *testing.T) {
 		{"/etc/*", "must be relative"},
 		{"../**", "must not contain .."},
 		{"a/../../b", "must not contain .."},
-		{"a**b", "** must be a whole segment"},
 		{"[", "not a valid pattern"},
 		{strings.Repeat("a", maxGlobLen+1), "longer than"},
 	}
 	for _, tt := range tests {
 		if _, err := compileGlob(tt.glob); err == nil || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("compileGlob(%.20q) error = %v, want %q", tt.glob, err, tt.err)
+		}
+	}
+}
+
+// The expert's path_glob, the sandbox deny list and ignore patterns use one
+// engine: for patterns users write they must agree.
+func TestGlobEnginesAgree(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ pattern, path string }{
+		{"node_modules", "web/node_modules/x.js"}, {"*.{pem,key}", "certs/tls.key"}, {"secrets/**", "secrets/a/b.txt"},
+		{"**/testdata/**", "testdata/x"}, {"a/**/b", "a/b"}, {"vendor/", "vendor/x.go"}, {"*.md", "docs/x.go"},
+		{"config/*.json", "config/sub/x.json"}, {".env*", "deploy/.env.prod"},
+	}
+	for _, c := range cases {
+		want, err := diff.MatchGlob(c.pattern, c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := compileGlob(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.match(c.path) != want || Denied([]string{c.pattern}, c.path) != want {
+			t.Errorf("%q on %q: ignore %v, path_glob %v, deny %v", c.pattern, c.path, want, g.match(c.path), Denied([]string{c.pattern}, c.path))
 		}
 	}
 }

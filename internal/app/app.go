@@ -52,6 +52,9 @@ type Options struct {
 	// SkipSchemaCheck opens a database whose migrations are pending (the
 	// migrate command itself).
 	SkipSchemaCheck bool
+	// NoStartLocal uses the local Postgres only if it is running: read-only
+	// commands say it is stopped instead of starting it again.
+	NoStartLocal bool
 }
 
 // App is an opened set of dependencies.
@@ -71,12 +74,13 @@ type App struct {
 	rdb             redis.UniversalClient
 	closers         []func()
 	skipSchemaCheck bool
+	noStartLocal    bool
 }
 
 // Open connects everything the configuration asks for, starting local
 // services where no connection is configured.
 func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
-	a := &App{Cfg: cfg, Log: opts.Log, skipSchemaCheck: opts.SkipSchemaCheck}
+	a := &App{Cfg: cfg, Log: opts.Log, skipSchemaCheck: opts.SkipSchemaCheck, noStartLocal: opts.NoStartLocal}
 	if a.Log == nil {
 		a.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -136,8 +140,13 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		if err != nil {
 			return err
 		}
-		pg, err := localenv.StartPostgres(ctx, localenv.PostgresOptions{DataDir: dataDir, Log: notices})
-		if err != nil {
+		var pg *localenv.LocalPostgres
+		if a.noStartLocal {
+			pg, err = localenv.RunningPostgres(dataDir)
+			if err != nil {
+				return err
+			}
+		} else if pg, err = localenv.StartPostgres(ctx, localenv.PostgresOptions{DataDir: dataDir, Log: notices}); err != nil {
 			return fmt.Errorf("no DATABASE_URL is set, and a local Postgres could not be started: %w", err)
 		}
 		if !pg.Reused() {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -54,8 +54,7 @@ func humanCount(n int64) string {
 // Wait follows a batch until its submission is over and every review has
 // ended, writing a progress line to w (rewritten in place on a terminal).
 func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (store.BatchProgress, error) {
-	tty := isTerminal(w)
-	last := ""
+	out := progress.NewPrinter(w)
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
 	for {
@@ -69,34 +68,16 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (st
 		}
 		line := Line(b, p, time.Now())
 		key := fmt.Sprint(b.Status, p.Reviews, p.Queued, p.Running, p.Done, p.Failed)
-		if tty {
-			fmt.Fprintf(w, "\r\033[K%s", line)
-		} else if key != last {
-			fmt.Fprintln(w, line)
-		}
-		last = key
+		out.Show(key, line)
 		if b.Status != store.BatchSubmitting && p.Remaining() == 0 {
-			if tty {
-				fmt.Fprintln(w)
-			}
+			out.End()
 			return p, nil
 		}
 		select {
 		case <-ctx.Done():
-			if tty {
-				fmt.Fprintln(w)
-			}
+			out.End()
 			return p, fmt.Errorf("stopped waiting for batch %s (its reviews go on; `reviewfleet batch status %s`): %w", batchID, batchID, ctx.Err())
 		case <-t.C:
 		}
 	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

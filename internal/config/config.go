@@ -353,7 +353,7 @@ func load(path string, env func(string) (string, bool)) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return Config{}, fmt.Errorf("parse config %s: %w", path, err)
+			return Config{}, fmt.Errorf("parse config %s:\n  %w", path, explainYAML(data, err))
 		}
 	}
 	if err := applyEnv(&cfg, env); err != nil {

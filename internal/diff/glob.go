@@ -3,84 +3,99 @@ package diff
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
-// MatchGlob reports whether the slash-separated path name matches pattern.
-// Within a segment, pattern uses path.Match syntax (*, ?, [a-z], \ escapes).
-// A "**" segment matches any number of segments, none included. A pattern
-// without a slash matches the base name at any depth ("*.md"); a pattern with
-// one is anchored at the repository root (a leading slash is allowed); a
-// trailing slash matches everything under that directory ("docs/").
-func MatchGlob(pattern, name string) (bool, error) {
-	segs, err := globSegments(pattern)
-	if err != nil {
-		return false, err
-	}
-	return matchSegments(segs, strings.Split(name, "/"))
+// Glob is a compiled path pattern in the syntax of .gitignore-style lists,
+// matched by one engine (github.com/bmatcuk/doublestar/v4) wherever
+// reviewfleet matches paths: ignore patterns, the expert's path_glob and the
+// sandbox's deny list. Within a segment, *, ?, [a-z], {a,b} and \ escapes
+// work as in doublestar; a "**" segment matches any number of directories,
+// none included. A pattern without a slash matches a name at any depth
+// ("*.md", "node_modules"); one with a slash is anchored at the repository
+// root (a leading slash or "./" is allowed); a trailing slash means the
+// directory ("docs/"). A path also matches when one of its directories
+// does, so "vendor" ignores everything under vendor/, as in .gitignore.
+type Glob struct {
+	pattern string // the doublestar pattern, anchored at the root
 }
 
-// CheckGlob reports whether pattern is a valid MatchGlob pattern.
-func CheckGlob(pattern string) error {
-	segs, err := globSegments(pattern)
-	if err != nil {
-		return err
+// CompileGlob parses pattern.
+func CompileGlob(pattern string) (Glob, error) {
+	p := strings.TrimPrefix(strings.TrimSpace(pattern), "./")
+	if p == "" || p == "/" || p == "." {
+		return Glob{}, errors.New("empty glob pattern")
 	}
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
-			return fmt.Errorf("glob %q: bad segment %q: %w", pattern, s, err)
-		}
-	}
-	return nil
-}
-
-// globSegments normalises pattern and splits it into segments.
-func globSegments(pattern string) ([]string, error) {
-	if strings.TrimSpace(pattern) == "" || pattern == "/" {
-		return nil, errors.New("empty glob pattern")
-	}
-	p := pattern
-	anchored := strings.Contains(strings.TrimSuffix(p, "/"), "/")
-	if strings.HasSuffix(p, "/") {
-		p += "**"
-	}
-	if !anchored {
+	p = strings.TrimSuffix(p, "/")
+	if !strings.Contains(p, "/") {
 		p = "**/" + p
 	}
 	p = strings.TrimPrefix(p, "/")
-	return strings.Split(p, "/"), nil
+	// Repeated ** segments mean what one does.
+	for strings.Contains(p, "**/**") {
+		p = strings.ReplaceAll(p, "**/**", "**")
+	}
+	if !doublestar.ValidatePattern(p) {
+		return Glob{}, fmt.Errorf("glob %q is not a valid pattern", pattern)
+	}
+	return Glob{pattern: p}, nil
 }
 
-// matchSegments matches pattern segments against name segments.
-func matchSegments(pat, name []string) (bool, error) {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
-			}
-			if len(pat) == 0 {
-				return true, nil
-			}
-			for i := 0; i <= len(name); i++ {
-				ok, err := matchSegments(pat, name[i:])
-				if err != nil || ok {
-					return ok, err
-				}
-			}
-			return false, nil
-		}
-		if len(name) == 0 {
-			return false, nil
-		}
-		ok, err := path.Match(pat[0], name[0])
-		if err != nil {
-			return false, fmt.Errorf("match glob segment %q: %w", pat[0], err)
-		}
-		if !ok {
-			return false, nil
-		}
-		pat, name = pat[1:], name[1:]
+// Match reports whether the slash-separated relative path name, or one of
+// its directories, matches.
+func (g Glob) Match(name string) bool {
+	if g.pattern == "" {
+		return false
 	}
-	return len(name) == 0, nil
+	for p := name; p != "" && p != "."; {
+		if ok, _ := doublestar.Match(g.pattern, p); ok {
+			return true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
+}
+
+// MayContain reports whether some path below the directory dir (relative,
+// "." for the root) could match, so walks can skip whole subtrees.
+func (g Glob) MayContain(dir string) bool {
+	if dir == "." || dir == "" {
+		return true
+	}
+	p, d := strings.Split(g.pattern, "/"), strings.Split(dir, "/")
+	for len(d) > 0 {
+		if len(p) == 0 || p[0] == "**" {
+			return true // an ancestor of dir matches, or any depth may
+		}
+		if ok, _ := doublestar.Match(p[0], d[0]); !ok {
+			return false
+		}
+		p, d = p[1:], d[1:]
+	}
+	return true
+}
+
+// String returns the pattern as doublestar sees it.
+func (g Glob) String() string { return g.pattern }
+
+// MatchGlob reports whether the path name, or one of its directories,
+// matches pattern (see Glob).
+func MatchGlob(pattern, name string) (bool, error) {
+	g, err := CompileGlob(pattern)
+	if err != nil {
+		return false, err
+	}
+	return g.Match(name), nil
+}
+
+// CheckGlob reports whether pattern is a valid Glob pattern.
+func CheckGlob(pattern string) error {
+	_, err := CompileGlob(pattern)
+	return err
 }

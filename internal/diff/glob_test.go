@@ -72,3 +72,56 @@ func TestCheckGlob(t *testing.T) {
 		})
 	}
 }
+
+// Patterns as users write them in .gitignore-style ignore lists, with what
+// they expect. The expert's path_glob and the sandbox deny list use the same
+// engine (internal/agent tests that they agree with this table).
+var GitignoreCases = []struct {
+	Pattern, Path string
+	Want          bool
+}{
+	{"*.md", "README.md", true},
+	{"*.md", "docs/guide/intro.md", true},
+	{"*.md", "docs/guide/intro.mdx", false},
+	{"node_modules", "node_modules/left-pad/index.js", true},
+	{"node_modules", "web/node_modules/x.js", true},
+	{"node_modules/", "node_modules/x.js", true},
+	{"build/", "build/out/a.o", true},
+	{"build/", "src/build.go", false},
+	{"/vendor", "vendor/github.com/x/y.go", true},
+	{"/vendor", "third_party/vendor/y.go", false},
+	{"vendor/", "third_party/vendor/y.go", true},
+	{"docs/**", "docs/a/b/c.md", true},
+	{"docs/**", "src/docs/a.md", false},
+	{"**/testdata/**", "a/b/testdata/x.json", true},
+	{"**/testdata/**", "testdata/x.json", true},
+	{"test/**/*.json", "test/x.json", true},
+	{"test/**/*.json", "test/fixtures/deep/a.json", true},
+	{"test/**/*.json", "src/test/a.json", false},
+	{"src/*.ts", "src/a/x.ts", false},
+	{"*.{png,jpg}", "assets/logo.png", true},
+	{"*.{png,jpg}", "assets/logo.gif", false},
+	{"*.min.js", "static/app.min.js", true},
+	{"[Mm]akefile", "Makefile", true},
+	{"generated/*.pb.go", "generated/api.pb.go", true},
+	{"generated/*.pb.go", "x/generated/api.pb.go", false},
+	{"./scripts/*.sh", "scripts/run.sh", true},
+	{".env*", "config/.env.local", true},
+	{"a/**/b", "a/b", true},
+	{"a/**/b", "a/x/y/b", true},
+}
+
+func TestGlobGitignoreStylePatterns(t *testing.T) {
+	t.Parallel()
+	for _, c := range GitignoreCases {
+		got, err := MatchGlob(c.Pattern, c.Path)
+		if err != nil || got != c.Want {
+			t.Errorf("MatchGlob(%q, %q) = %v, %v; want %v", c.Pattern, c.Path, got, err, c.Want)
+		}
+	}
+	for _, bad := range []string{"", "/", "[", "src/[a"} {
+		if CheckGlob(bad) == nil {
+			t.Errorf("CheckGlob(%q) accepted a malformed pattern", bad)
+		}
+	}
+}

@@ -136,7 +136,7 @@ func runRemote(ctx context.Context, dir string, r Remote, args ...string) error 
 	stderr := &limitedBuffer{limit: maxStderr}
 	cmd.Stderr = stderr
 	if err := cmd.Run(); err != nil {
-		return commandError(ctx, args, stderr, err)
+		return unreachable(r.URL, commandError(ctx, args, stderr, err))
 	}
 	return nil
 }

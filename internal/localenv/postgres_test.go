@@ -232,3 +232,14 @@ func TestStartPostgresErrorCarriesServerLog(t *testing.T) {
 		t.Errorf("error lacks the server log tail: %v", err)
 	}
 }
+
+func TestRunningPostgresDoesNotStartAStoppedServer(t *testing.T) {
+	dir := t.TempDir()
+	_, err := RunningPostgres(dir)
+	if !errors.Is(err, ErrPostgresStopped) || !strings.Contains(err.Error(), "local start") {
+		t.Fatalf("RunningPostgres on a stopped cluster: %v", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, "postmaster.pid")); !os.IsNotExist(statErr) {
+		t.Fatalf("a server was started: %v", statErr)
+	}
+}

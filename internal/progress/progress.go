@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -98,8 +97,7 @@ func reached(chain []review.Stage, cur, s review.Stage) bool {
 // running to fail it), Wait fails it itself.
 func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration) (store.Review, error) {
 	start := time.Now()
-	tty := isTerminal(w)
-	last := ""
+	out := NewPrinter(w)
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
 	for {
@@ -111,22 +109,15 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 		if err != nil {
 			return r, err
 		}
-		elapsed := time.Since(start).Round(100 * time.Millisecond)
-		if tty {
-			fmt.Fprintf(w, "\r\033[K%6s  %s", elapsed, line)
-		} else if line != last {
-			fmt.Fprintf(w, "%6s  %s\n", elapsed, line)
-		}
-		last = line
+		elapsed := time.Since(start)
+		out.Update(elapsed, line)
 		if r.Status == store.StatusDone || r.Status == store.StatusFailed {
-			if tty {
-				fmt.Fprintln(w)
-			}
+			out.End()
 			status := r.Status
 			if r.Incomplete {
 				status = fmt.Sprintf("%s, INCOMPLETE (items not reviewed: %d)", status, r.FailedItems)
 			}
-			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, status, elapsed)
+			fmt.Fprintf(w, "review %s %s in %s\n", r.ID, status, Duration(elapsed))
 			return r, nil
 		}
 		if time.Now().After(r.DeadlineAt.Add(time.Minute)) && timeout > 0 {
@@ -137,20 +128,9 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 		}
 		select {
 		case <-ctx.Done():
-			if tty {
-				fmt.Fprintln(w)
-			}
+			out.End()
 			return r, fmt.Errorf("stopped waiting for review %s (it goes on if workers are running; `reviewfleet status %s`): %w", id, id, ctx.Err())
 		case <-t.C:
 		}
 	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

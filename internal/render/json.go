@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -77,6 +78,9 @@ func DecodeJSON(data []byte) (*Report, error) {
 		Dropped:        fromJSONFindings(j.Dropped, j.ReviewID),
 		NotReviewed:    make([]NotReviewed, len(j.NotReviewed)),
 		FailedItems:    make([]FailedItem, len(j.FailedItems)),
+		Interrupted:    j.Interrupted,
+		StoppedAt:      j.StoppedAt,
+		StagesNotRun:   nilIfEmpty(j.StagesNotRun),
 		EvalSummary:    make(map[review.RiskType]EvalCounts, len(j.EvalSummary)),
 		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut},
 	}
@@ -85,6 +89,9 @@ func DecodeJSON(data []byte) (*Report, error) {
 	}
 	for i, f := range j.FailedItems {
 		r.FailedItems[i] = FailedItem(f)
+	}
+	for _, f := range j.NotRun {
+		r.NotRun = append(r.NotRun, FailedItem(f))
 	}
 	for rt, c := range j.EvalSummary {
 		r.EvalSummary[review.RiskType(rt)] = EvalCounts(c)
@@ -116,6 +123,10 @@ type jsonReport struct {
 	Dropped        []jsonFinding             `json:"dropped"`
 	NotReviewed    []jsonNotReviewed         `json:"not_reviewed"`
 	FailedItems    []jsonFailedItem          `json:"failed_items"`
+	Interrupted    bool                      `json:"interrupted"`
+	StoppedAt      string                    `json:"stopped_at,omitempty"`
+	NotRun         []jsonFailedItem          `json:"not_run"`
+	StagesNotRun   []string                  `json:"stages_not_run"`
 	EvalSummary    map[string]jsonEvalCounts `json:"eval_summary"`
 	Usage          jsonUsage                 `json:"usage"`
 }
@@ -133,7 +144,9 @@ type jsonFinding struct {
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
 	MergedInto  int64         `json:"merged_into"`
+	Number      int           `json:"number"`
 	Code        []jsonCode    `json:"code"`
+	CodeNote    string        `json:"code_note,omitempty"`
 	Trail       []jsonVerdict `json:"trail"`
 	Expert      *jsonExpert   `json:"expert"`
 }
@@ -203,11 +216,15 @@ func toJSON(r *Report) jsonReport {
 		CreatedAt:      formatTime(r.CreatedAt),
 		FinishedAt:     formatTime(r.FinishedAt),
 		Threshold:      r.Threshold,
-		Findings:       toJSONFindings(r.Findings),
-		BelowThreshold: toJSONFindings(r.BelowThreshold),
-		Dropped:        toJSONFindings(r.Dropped),
+		Findings:       toJSONFindings(r.Findings, 1),
+		BelowThreshold: toJSONFindings(r.BelowThreshold, 1+len(r.Findings)),
+		Dropped:        toJSONFindings(r.Dropped, 1+len(r.Findings)+len(r.BelowThreshold)),
 		NotReviewed:    make([]jsonNotReviewed, len(r.NotReviewed)),
 		FailedItems:    make([]jsonFailedItem, len(r.FailedItems)),
+		Interrupted:    r.Interrupted,
+		StoppedAt:      r.StoppedAt,
+		NotRun:         make([]jsonFailedItem, len(r.NotRun)),
+		StagesNotRun:   nonNil(r.StagesNotRun),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
 		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut},
 	}
@@ -217,16 +234,23 @@ func toJSON(r *Report) jsonReport {
 	for i, f := range r.FailedItems {
 		j.FailedItems[i] = jsonFailedItem(f)
 	}
+	for i, f := range r.NotRun {
+		j.NotRun[i] = jsonFailedItem(f)
+	}
 	for rt, c := range r.EvalSummary {
 		j.EvalSummary[string(rt)] = jsonEvalCounts(c)
 	}
 	return j
 }
 
-func toJSONFindings(fs []Finding) []jsonFinding {
+// toJSONFindings encodes fs, numbering them from first on (see numbers).
+func toJSONFindings(fs []Finding, first int) []jsonFinding {
 	out := make([]jsonFinding, len(fs))
 	for i, f := range fs {
+		ex := capCode(f.Code)
 		jf := jsonFinding{
+			Number:      first + i,
+			CodeNote:    cmp.Or(f.CodeNote, ex.note()),
 			ID:          f.ID,
 			RiskType:    string(f.RiskType),
 			Severity:    string(f.Severity),
@@ -239,10 +263,10 @@ func toJSONFindings(fs []Finding) []jsonFinding {
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
 			MergedInto:  f.MergedInto,
-			Code:        make([]jsonCode, len(f.Code)),
+			Code:        make([]jsonCode, len(ex.Lines)),
 			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
 		}
-		for k, c := range f.Code {
+		for k, c := range ex.Lines {
 			jf.Code[k] = jsonCode(c)
 		}
 		for _, v := range orderedTrail(f.Trail) {
@@ -283,8 +307,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				DropReason:  j.DropReason,
 				MergedInto:  j.MergedInto,
 			},
-			Code:  make([]CodeLine, len(j.Code)),
-			Trail: make([]Verdict, len(j.Trail)),
+			Code:     make([]CodeLine, len(j.Code)),
+			CodeNote: j.CodeNote,
+			Trail:    make([]Verdict, len(j.Trail)),
 		}
 		for k, c := range j.Code {
 			f.Code[k] = CodeLine(c)
@@ -354,4 +379,12 @@ func checkFinite(r *Report) error {
 		}
 	}
 	return nil
+}
+
+// nilIfEmpty keeps a decoded empty list nil, as an unset one is.
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

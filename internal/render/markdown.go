@@ -27,7 +27,7 @@ func Markdown(r *Report) string {
 	writeFindings(&b, r.Findings)
 	writeNotReviewed(&b, r)
 	writeBelow(&b, r)
-	writeDropped(&b, r.Dropped)
+	writeDropped(&b, r)
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
@@ -36,7 +36,7 @@ func writeHeader(b *strings.Builder, r *Report) {
 	if repo == "" {
 		repo = "repository"
 	}
-	fmt.Fprintf(b, "# Review of %s: %s..%s\n\n", inline(repo), inline(refName(r.BaseRef, r.BaseSHA)), inline(refName(r.HeadRef, r.HeadSHA)))
+	fmt.Fprintf(b, "# Review of %s: %s\n\n", inline(repo), inline(changeName(r)))
 	writeOutcome(b, r)
 
 	if r.Status != "" {
@@ -52,7 +52,7 @@ func writeHeader(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "- **Started:** %s", r.CreatedAt.UTC().Format(time.RFC3339))
 		if !r.FinishedAt.IsZero() {
 			fmt.Fprintf(b, " · **Finished:** %s (took %s)", r.FinishedAt.UTC().Format(time.RFC3339),
-				r.FinishedAt.Sub(r.CreatedAt).Round(time.Second))
+				tookLabel(r.FinishedAt.Sub(r.CreatedAt)))
 		}
 		b.WriteString("\n")
 	}
@@ -80,6 +80,10 @@ const maxOutcomeItems = 10
 // writeOutcome puts what went wrong first: a failed review's reason, or
 // how many items an incomplete review could not review, and why.
 func writeOutcome(b *strings.Builder, r *Report) {
+	if r.Interrupted {
+		writeInterrupted(b, r)
+		return
+	}
 	if r.Status == StatusFailed {
 		fmt.Fprintf(b, "> **FAILED:** %s\n", inline(orDash(r.Error)))
 		if len(r.FailedItems) > 0 {
@@ -102,6 +106,37 @@ func writeOutcome(b *strings.Builder, r *Report) {
 			break
 		}
 		fmt.Fprintf(b, "> - %s %s: %s\n", inline(f.Stage), codeSpan(f.ItemKey), inline(truncate(oneLine(f.Error), 300)))
+	}
+	b.WriteString("\n")
+}
+
+// writeInterrupted says that the review stopped part-way and what did not
+// run, so that nothing below reads as a complete review.
+func writeInterrupted(b *strings.Builder, r *Report) {
+	stage := ""
+	if r.StoppedAt != "" {
+		stage = " during the " + inline(r.StoppedAt) + " stage"
+	}
+	fmt.Fprintf(b, "> **INTERRUPTED:** the review was stopped%s before it finished. It is partial: the findings below did not go through every stage, and what did not run is listed here.\n>\n", stage)
+	if len(r.NotRun) > 0 {
+		fmt.Fprintf(b, "> - did not run: %s\n", plural(len(r.NotRun), "item"))
+		for i, it := range r.NotRun {
+			if i == maxOutcomeItems {
+				fmt.Fprintf(b, ">   - … and %d more\n", len(r.NotRun)-i)
+				break
+			}
+			fmt.Fprintf(b, ">   - %s %s\n", inline(it.Stage), codeSpan(it.ItemKey))
+		}
+	}
+	if len(r.FailedItems) > 0 {
+		fmt.Fprintf(b, "> - failed: %s (see Failed items)\n", plural(len(r.FailedItems), "item"))
+	}
+	if len(r.StagesNotRun) > 0 {
+		names := make([]string, len(r.StagesNotRun))
+		for i, s := range r.StagesNotRun {
+			names[i] = inline(s)
+		}
+		fmt.Fprintf(b, "> - stages never reached: %s\n", strings.Join(names, ", "))
 	}
 	b.WriteString("\n")
 }
@@ -221,7 +256,7 @@ func writeFindings(b *strings.Builder, findings []Finding) {
 func writeFinding(b *strings.Builder, n int, f Finding) {
 	start, end := lineRange(f.Finding)
 	fmt.Fprintf(b, "#### %d. %s · %s · %s\n\n", n, strings.ToUpper(inline(string(f.Severity))), inline(string(f.RiskType)), linesLabel(start, end))
-	fmt.Fprintf(b, "Confidence **%.2f** · finding #%d\n\n", f.Confidence, f.ID)
+	fmt.Fprintf(b, "Confidence **%.2f**\n\n", f.Confidence)
 	if d := block(f.Description); d != "" {
 		b.WriteString(d + "\n\n")
 	}
@@ -231,7 +266,11 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 		b.WriteString("**Suggestion:**\n" + s + "\n\n")
 	}
 	if len(f.Code) > 0 {
-		writeCode(b, f.Code, start, end)
+		ex := capCode(f.Code)
+		writeCode(b, ex.Lines, start, end)
+		if note := cmp.Or(f.CodeNote, ex.note()); note != "" {
+			fmt.Fprintf(b, "_Excerpt cut: %s._\n\n", inline(note))
+		}
 	}
 	trail := orderedTrail(f.Trail)
 	if len(trail) > 0 {
@@ -255,6 +294,9 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 			}
 			notes = append(notes, fmt.Sprintf("- %s: %s", label, inline(cmp.Or(v.Reason, v.Verdict, "—"))))
 			for _, e := range evidence {
+				if strings.TrimSpace(e) == strings.TrimSpace(v.Reason) {
+					continue // the stage's reason is its evidence: say it once
+				}
 				notes = append(notes, "  - "+inline(e))
 			}
 		}
@@ -326,27 +368,50 @@ func writeBelow(b *strings.Builder, r *Report) {
 		b.WriteString("None.\n\n")
 		return
 	}
-	for _, f := range r.BelowThreshold {
-		fmt.Fprintf(b, "- %s %s %s (%.2f): %s\n", inline(string(f.Severity)), inline(string(f.RiskType)),
+	for i, f := range r.BelowThreshold {
+		fmt.Fprintf(b, "- #%d %s %s %s (%.2f): %s\n", len(r.Findings)+i+1, inline(string(f.Severity)), inline(string(f.RiskType)),
 			location(f.Finding), f.Confidence, inline(truncate(oneLine(f.Description), 200)))
 	}
 	b.WriteString("\n")
 }
 
-func writeDropped(b *strings.Builder, dropped []Finding) {
+func writeDropped(b *strings.Builder, r *Report) {
+	dropped, nums := r.Dropped, numbers(r)
+	first := len(r.Findings) + len(r.BelowThreshold) + 1
 	b.WriteString("## Dropped by triage\n\n")
 	if len(dropped) == 0 {
 		b.WriteString("None.\n")
 		return
 	}
-	for _, f := range dropped {
+	for i, f := range dropped {
 		outcome := "dropped: " + inline(orDash(f.DropReason))
 		if f.Status == review.StatusMerged {
-			outcome = fmt.Sprintf("merged into #%d", f.MergedInto)
+			outcome = "merged into another finding"
+			if n, ok := nums[f.MergedInto]; ok {
+				outcome = fmt.Sprintf("merged into #%d", n)
+			}
 		}
-		fmt.Fprintf(b, "- #%d %s %s — %s — %s\n", f.ID, inline(string(f.RiskType)), location(f.Finding),
+		fmt.Fprintf(b, "- #%d %s %s — %s — %s\n", first+i, inline(string(f.RiskType)), location(f.Finding),
 			outcome, inline(truncate(oneLine(f.Description), 160)))
 	}
+}
+
+// changeName names what was reviewed: base..head, or the diff file of a
+// review of a patch (no base), rather than "?..name.patch".
+func changeName(r *Report) string {
+	if r.BaseRef == "" && r.BaseSHA == "" && r.HeadRef != "" {
+		return "diff " + r.HeadRef
+	}
+	return refName(r.BaseRef, r.BaseSHA) + ".." + refName(r.HeadRef, r.HeadSHA)
+}
+
+// tookLabel renders a review's duration: milliseconds under a second
+// (a quick review did not take "0s"), else whole seconds.
+func tookLabel(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(time.Second).String()
 }
 
 // refName prefers the ref the user gave, falling back to a short SHA.

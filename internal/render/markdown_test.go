@@ -53,7 +53,7 @@ func TestMarkdownContent(t *testing.T) {
 		"3 findings reported, 1 below threshold, 2 dropped by triage, 2 files not reviewed, 1 failed item.",
 		// first finding in full
 		"#### 1. HIGH · concurrency · lines 41–42",
-		"Confidence **0.85** · finding #7",
+		"Confidence **0.85**\n",
 		r.Findings[0].Description,
 		"**Suggestion:**\n" + r.Findings[0].Suggestion,
 		"  40 | \tgo func() {\n> 41 | \t\trefunds[id] = r\n> 42 | \t}()\n",
@@ -69,9 +69,10 @@ func TestMarkdownContent(t *testing.T) {
 		"| `go.sum` | lock_file |",
 		"| `assets/logo.png` | binary |",
 		"| expert | `finding:21` | reply did not validate: missing field \\| verdict |",
-		"- low lifecycle `refund/store.go:5-9` (0.40): Cache entry not invalidated &lt;after> delete.",
-		"- #12 robustness `refund/worker.go:200` — dropped: far_from_change: 42 lines from nearest changed line (window 5) — Unchecked error.",
-		"- #13 concurrency `refund/worker.go:41` — merged into #7 — Map race on refunds.",
+		"- #4 low lifecycle `refund/store.go:5-9` (0.40): Cache entry not invalidated &lt;after> delete.",
+		"- #5 robustness `refund/worker.go:200` — dropped: far_from_change: 42 lines from nearest changed line (window 5) — Unchecked error.",
+		// numbers are per review (1..N), not the stored global IDs 12, 13, 7
+		"- #6 concurrency `refund/worker.go:41` — merged into #1 — Map race on refunds.",
 	}
 	for _, w := range want {
 		if !strings.Contains(md, w) {

@@ -56,11 +56,23 @@ type Report struct {
 	NotReviewed []NotReviewed
 	// FailedItems lists work items a stage could not complete.
 	FailedItems []FailedItem
+	// Interrupted is set when the review was stopped (Ctrl-C, a signal)
+	// before it finished; StoppedAt is the stage it was in, NotRun the
+	// items that never finished and StagesNotRun the stages never reached.
+	Interrupted  bool
+	StoppedAt    string
+	NotRun       []FailedItem
+	StagesNotRun []string
 	// EvalSummary counts eval-gate verdicts per risk type.
 	EvalSummary map[review.RiskType]EvalCounts
 	// Usage is the review's LLM consumption.
 	Usage Usage
 }
+
+// InterruptedPrefix starts the error of a review that was stopped before
+// it finished (Ctrl-C during an in-process review), as opposed to one that
+// failed on its own.
+const InterruptedPrefix = "interrupted: "
 
 // StatusFailed is the status of a review that ended without a result.
 const StatusFailed = "failed"
@@ -77,6 +89,9 @@ type Finding struct {
 	// Code holds the cited new-side lines with a line or two of context, in
 	// line order.
 	Code []CodeLine
+	// CodeNote says what a decoded report's excerpt left out; rendering
+	// caps Code itself (MaxExcerptLines) and writes its own note.
+	CodeNote string
 	// Trail holds the stage verdicts: verify, expert, eval.
 	Trail []Verdict
 	// Expert describes the expert agent's run, or is nil when none ran.
@@ -130,6 +145,24 @@ type EvalCounts struct {
 // Usage is LLM consumption.
 type Usage struct {
 	LLMCalls, TokensIn, TokensOut int
+}
+
+// numbers maps finding IDs to their numbers within the review, 1..N: the
+// reported findings in report order, then those below the threshold, then
+// the dropped ones. Stored IDs are global to the database and mean nothing
+// to a reader of one review.
+func numbers(r *Report) map[int64]int {
+	m := make(map[int64]int, len(r.Findings)+len(r.BelowThreshold)+len(r.Dropped))
+	n := 0
+	for _, list := range [][]Finding{r.Findings, r.BelowThreshold, r.Dropped} {
+		for _, f := range list {
+			n++
+			if _, ok := m[f.ID]; !ok {
+				m[f.ID] = n
+			}
+		}
+	}
+	return m
 }
 
 // stageOrder ranks the stages a trail may hold so trails always read

@@ -102,6 +102,10 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		return err
 	})
 	nr.Source, nr.Repo = "url", remote.URL
+	var ue *gitsrc.UnreachableError
+	if errors.As(err, &ue) {
+		return nr, ue // one sentence, not the clone, fetch and command that led to it
+	}
 	return nr, err
 }
 

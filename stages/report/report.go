@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -120,6 +121,11 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	for _, it := range failed {
 		rep.FailedItems = append(rep.FailedItems, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
 	}
+	if r.Status == store.StatusFailed && strings.HasPrefix(r.Error, render.InterruptedPrefix) {
+		if err := interrupted(ctx, st, r, rep); err != nil {
+			return nil, err
+		}
+	}
 	for risk, c := range summary {
 		rep.EvalSummary[risk] = render.EvalCounts{Confirmed: c.Confirmed, Disputed: c.Disputed, Uncertain: c.Uncertain}
 	}
@@ -141,11 +147,14 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 		for _, l := range source.Window(content[f.File], f.LineStart, f.LineEnd, 2) {
 			rf.Code = append(rf.Code, render.CodeLine{Line: l.No, Text: l.Text})
 		}
-		if text, ok := content[f.File]; ok && f.Status == review.StatusActive && !inside(text, f) {
-			// Whatever the stages concluded, a location that does not exist
-			// in the head file is never reported.
-			rf.Status = review.StatusDropped
-			rf.DropReason = fmt.Sprintf("lines %d-%d are outside the head version of %s", f.LineStart, f.LineEnd, f.File)
+		if text, ok := content[f.File]; ok && (f.Status == review.StatusActive || f.Status == review.StatusDropped) {
+			if reason, out := outOfRange(text, f); out {
+				// Whatever the stages concluded, a location that does not
+				// exist in the head file is never reported, and that is why
+				// it was dropped, even when triage named another reason
+				// (far_from_change) first.
+				rf.Status, rf.DropReason = review.StatusDropped, reason
+			}
 		}
 		switch rf.Status {
 		case review.StatusActive:
@@ -191,8 +200,43 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
 }
 
+// interrupted fills in what an interrupted review did not run: the items
+// of its stage that never finished and the stages it never reached.
+func interrupted(ctx context.Context, st *store.Store, r store.Review, rep *render.Report) error {
+	rep.Interrupted, rep.StoppedAt = true, string(r.Stage)
+	items, err := st.UnfinishedItems(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		rep.NotRun = append(rep.NotRun, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key})
+	}
+	after := false
+	for _, s := range pipeline.Chain(r.SkippedStages) {
+		if after && s != review.StageDone {
+			rep.StagesNotRun = append(rep.StagesNotRun, string(s))
+		}
+		after = after || s == r.Stage
+	}
+	return nil
+}
+
 // inside reports whether the finding's lines exist in the file.
 func inside(content string, f review.Finding) bool {
 	n := len(source.Split(content))
 	return f.LineStart >= 1 && f.LineEnd >= f.LineStart && f.LineEnd <= n
+}
+
+// ReasonLineOutOfRange is the drop reason of a finding whose lines are
+// not in the head version of its file (past its end, or below line 1).
+const ReasonLineOutOfRange = "line_out_of_range"
+
+// outOfRange reports whether f cites lines its file does not have, with
+// the drop reason that says so.
+func outOfRange(content string, f review.Finding) (string, bool) {
+	if inside(content, f) {
+		return "", false
+	}
+	n := len(source.Split(content))
+	return fmt.Sprintf("%s: lines %d-%d, but the head version of %s has %d lines", ReasonLineOutOfRange, f.LineStart, f.LineEnd, f.File, n), true
 }

@@ -2,11 +2,14 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -42,7 +45,7 @@ func TestBuildKeepsOnlyReportableFindings(t *testing.T) {
 	if len(rep.BelowThreshold) != 2 {
 		t.Errorf("below threshold: %+v", rep.BelowThreshold)
 	}
-	if len(rep.Dropped) != 1 || !strings.Contains(rep.Dropped[0].DropReason, "outside") {
+	if len(rep.Dropped) != 1 || !strings.HasPrefix(rep.Dropped[0].DropReason, report.ReasonLineOutOfRange) {
 		t.Errorf("dropped: %+v", rep.Dropped)
 	}
 	stored, err := report.Render(rep)
@@ -74,5 +77,62 @@ func TestBuildNotesSnapshotFallback(t *testing.T) {
 	}
 	if !strings.Contains(stored.Markdown, reason) || strings.Contains(stored.Markdown, "a later reason") {
 		t.Errorf("the report does not note the first fallback reason:\n%s", stored.Markdown)
+	}
+}
+
+// An interrupted review's report says so and lists what did not run, not
+// its unchecked findings as if the review were complete.
+func TestBuildInterruptedReviewListsWhatDidNotRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, fs := stagetest.Review(t, st, config.Default(), review.StageExpert,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n\nfunc f() {}\n", Changed: []int{3}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 3, LineEnd: 3, Description: "unchecked", Severity: review.High, Confidence: 0.9}})
+	if _, err := st.FailReview(ctx, id, render.InterruptedPrefix+"stopped with Ctrl-C"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.StoppedAt != "expert" || len(rep.NotRun) != 1 || rep.NotRun[0].ItemKey != pipeline.FindingKey(fs[0].ID) {
+		t.Fatalf("interrupted %v at %q, not run %+v", rep.Interrupted, rep.StoppedAt, rep.NotRun)
+	}
+	if strings.Join(rep.StagesNotRun, ",") != "eval,report" {
+		t.Errorf("stages not run: %v", rep.StagesNotRun)
+	}
+	md := render.Markdown(rep)
+	for _, want := range []string{"**INTERRUPTED:**", "during the expert stage", "did not run: 1 item", "stages never reached: eval, report"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// A finding that cites a whole large file keeps the stored report small.
+func TestBuildLargeFileReportStaysSmall(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "var v%d = %q\n", i, strings.Repeat("x", 150))
+	}
+	id, _ := stagetest.Review(t, st, config.Default(), review.StageReport,
+		[]stagetest.File{{Path: "big.go", Content: b.String(), Changed: []int{1}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "big.go", LineStart: 1, LineEnd: 5000, Description: "the whole file", Severity: review.High, Confidence: 0.9}})
+	rep, err := report.Build(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := report.Render(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Markdown) > 16<<10 || len(stored.JSON) > 16<<10 {
+		t.Fatalf("Markdown %d bytes, JSON %d bytes for one finding", len(stored.Markdown), len(stored.JSON))
+	}
+	if !strings.Contains(stored.Markdown, "more lines not shown") || !strings.Contains(string(stored.JSON), `"code_note"`) {
+		t.Errorf("the report does not say what was cut")
 	}
 }
