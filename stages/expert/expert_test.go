@@ -129,11 +129,13 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.45, "inconclusive"},
 		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.4}, 0.8, 0.4, "inconclusive"},
-		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.8, "failed"},
-		{agent.Result{StopReason: agent.StopError, Confidence: 0.1}, 0.8, 0.8, "failed"},
+		// Issue 11, point 1: a failed run lowers its finding to the floor, never raises it.
+		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.3, "failed"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.9}, 0.8, 0.3, "failed"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.9}, 0.2, 0.2, "failed"},
 	}
 	for _, c := range cases {
-		got, v := expert.Apply(c.before, c.res)
+		got, v := expert.Apply(c.before, 0.3, c.res)
 		if got != c.want || v != c.verdict {
 			t.Errorf("Apply(%v, %s/%s) = %v %s, want %v %s", c.before, c.res.StopReason, c.res.Verdict, got, v, c.want, c.verdict)
 		}
@@ -205,5 +207,25 @@ func TestFallbackOnlyForRealRefusals(t *testing.T) {
 	runs, _ := h2.Store.ListExpertRuns(context.Background(), f.ReviewID)
 	if runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 1 {
 		t.Fatalf("fallback run %+v", runs[f.ID])
+	}
+}
+
+// Issue 11, point 1 (seed 001: every run stores its true stop reason): an
+// expert run that fails lowers its finding below the threshold, never
+// leaves it as if unchecked, and is listed as a failed item with the reason.
+func TestFailedRunLowersItsFindingAndIsListedAsFailed(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Static(llmfake.Fail(401, "invalid api key")))
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || v.Verdict != review.VerdictFailed || v.ConfidenceAfter > 0.3 {
+		t.Fatalf("verdict %+v", v)
+	}
+	got, err := h.Store.GetFinding(context.Background(), f.ID)
+	if err != nil || got.Confidence > 0.3 {
+		t.Fatalf("finding confidence %v after a failed run (%v)", got.Confidence, err)
+	}
+	failed, err := h.Store.FailedItems(context.Background(), id)
+	if err != nil || len(failed) != 1 || failed[0].Stage != review.StageExpert || !strings.Contains(failed[0].Error, "invalid api key") {
+		t.Fatalf("failed items %+v (%v)", failed, err)
 	}
 }
