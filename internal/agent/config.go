@@ -59,6 +59,13 @@ type Config struct {
 	// accept gate, and the finding's confidence when the run ends without a
 	// verdict. Default 0.5.
 	AcceptFailFactor float64
+	// QuoteWindow is how many lines from the finding's cited lines a
+	// confirming quote may sit and still count as evidence about them.
+	// Default 20.
+	QuoteWindow int
+	// MaxToolCallsPerRound is how many tool calls of one reply are run; the
+	// rest are answered with a tool error the model can read. Default 8.
+	MaxToolCallsPerRound int
 	// IsRetryable reports model errors that Run returns to its caller (for
 	// example rate limits, so the task is retried later) instead of ending
 	// the run with StopError. Default: no error is retryable.
@@ -107,6 +114,8 @@ const (
 	DefaultMaxFileBytes         = 2 << 20
 	DefaultAcceptFailFactor     = 0.5
 	DefaultSummarySchemaName    = "expert_verdict"
+	DefaultQuoteWindow          = 20
+	DefaultMaxToolCallsPerRound = 8
 )
 
 // withDefaults returns c with every unset or out-of-range field replaced by
@@ -130,6 +139,8 @@ func (c Config) withDefaults() Config {
 	setInt(&c.RepeatThreshold, DefaultRepeatThreshold)
 	setInt(&c.MaxMissingCompletion, DefaultMaxMissingCompletion)
 	setInt(&c.MaxReadLines, DefaultMaxReadLines)
+	setInt(&c.QuoteWindow, DefaultQuoteWindow)
+	setInt(&c.MaxToolCallsPerRound, DefaultMaxToolCallsPerRound)
 	setInt(&c.MaxResultBytes, DefaultMaxResultBytes)
 	setDur(&c.ReadTimeout, DefaultReadTimeout)
 	setDur(&c.ScanTimeout, DefaultScanTimeout)

@@ -226,15 +226,16 @@ const toolChoiceNone = "none"
 
 // finish puts a submitted verdict through the accept gate.
 func (r *runner) finish(sub submission) {
-	judge(&r.res, sub, r.tools.sb, r.tools.facts, r.cfg.AcceptFailFactor)
+	judge(&r.res, sub, r.tools.sb, r.tools.facts, r.cfg, citeOf(r.task, r.cfg))
 	r.res.Phases = r.phases()
 }
 
 // judge puts a validated verdict through the accept gate and records the
 // outcome in res: the verdict as submitted when every required check
 // passes, its confidence lowered by failFactor when one fails.
-func judge(res *Result, sub submission, sb *sandbox, f *facts, failFactor float64) {
-	results, ok := acceptGate(sb, f, sub.evidence)
+func judge(res *Result, sub submission, sb *sandbox, f *facts, cfg Config, cite citation) {
+	failFactor := cfg.AcceptFailFactor
+	results, ok := acceptGate(sb, f, sub.evidence, sub.verdict, cite)
 	res.Verdict = sub.verdict
 	res.Reasoning = sub.reasoning
 	res.Evidence = sub.evidence
@@ -298,4 +299,9 @@ func initialMessages(t Task, cfg Config, fence untrusted.Fence) []openai.ChatCom
 		{Role: openai.ChatMessageRoleSystem, Content: sys + "\n\n" + protocolRules(cfg) + "\n\n" + fence.Rules() + "\n\n" + redact.PromptNote},
 		{Role: openai.ChatMessageRoleUser, Content: taskMessage(t, fence)},
 	}
+}
+
+// citeOf is the location the task's finding cites, for the accept gate.
+func citeOf(t Task, cfg Config) citation {
+	return citation{path: t.File, start: t.LineStart, end: max(t.LineEnd, t.LineStart), window: cfg.QuoteWindow}
 }

@@ -132,7 +132,7 @@ func TestRunRepeatResetByDifferentCall(t *testing.T) {
 	}
 	read := llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": "README.md"}))
 	llm := newFakeLLM(t, llmfake.Script(grep(), grep(), grep(), read, grep(), grep(), llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
-		"verdict": "refuted", "confidence": 0.6, "reasoning": "callers check the id first", "evidence": []any{},
+		"verdict": "refuted", "confidence": 0.6, "reasoning": "callers check the id first", "evidence": []map[string]any{{"kind": "content_contains", "path": "internal/auth/session.go", "start_line": 10, "end_line": 10, "match": "sess := s.byID[id]", "required": true}},
 	}))))
 	res, err := Run(context.Background(), llm.model(), sampleTask(root), fastConfig())
 	if err != nil {

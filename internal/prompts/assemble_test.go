@@ -165,7 +165,7 @@ func TestStageSystemsAreDistinct(t *testing.T) {
 	t.Parallel()
 	s := mustLoad(t)
 	prompts := map[string]string{
-		"verify": s.VerifySystem(),
+		"verify": s.VerifySystem(0.3),
 		"eval":   s.EvalSystem(),
 		"expert": s.ExpertSystem(review.Intent, nil),
 		"intent": s.IntentSystemFull(),

@@ -202,7 +202,7 @@ func TestFallbackOnlyForRealRefusals(t *testing.T) {
 		if len(req.Tools) > 0 {
 			return llmfake.Reply{Status: 400, Raw: `{"object":"error","message":"tool choice requires a flag on this server"}`}
 		}
-		return llmfake.JSON(map[string]any{"reasoning": "r", "verdict": "refuted", "confidence": 0.1, "evidence": []any{}})
+		return llmfake.JSON(map[string]any{"reasoning": "r", "verdict": "refuted", "confidence": 0.1, "evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return xs[0]", "required": true}}})
 	})
 	runs, _ := h2.Store.ListExpertRuns(context.Background(), f.ReviewID)
 	if runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 1 {

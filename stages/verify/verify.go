@@ -115,7 +115,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	var out reply
 	usage, err := h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageVerify), ItemKey: p.Item, Model: model},
-		llm.StructuredRequest{System: h.Prompts.VerifySystem() + "\n\n" + untrusted.Instructions(fence), User: userMessage(f, file, fence),
+		llm.StructuredRequest{System: h.Prompts.VerifySystem(floor) + "\n\n" + untrusted.Instructions(fence), User: userMessage(f, file, fence),
 			SchemaName: SchemaName, Schema: h.Prompts.Schema("verify"), Temperature: float32(cfg.LLM.Temperature)},
 		&out)
 	if err != nil {
