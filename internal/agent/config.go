@@ -31,9 +31,10 @@ type Config struct {
 	// ReflectionEvery is the period, in rounds, of the reflection nudge.
 	// Default 6.
 	ReflectionEvery int
-	// RepeatThreshold is how many times in a row the same call may return
-	// the same result before a reminder; one more repetition stops the run
-	// with StopRepeatCycle. Default 3.
+	// RepeatThreshold is how many rounds in a row of the same calls with
+	// the same results (A/A/A) bring a reminder; loops of 2 or 3 rounds
+	// (A/B/A/B, A/B/C/A/B/C) need two full turns. One more round of the loop
+	// after the reminder stops the run with StopRepeatCycle. Default 3.
 	RepeatThreshold int
 	// MaxMissingCompletion is how many replies in a row without a tool call
 	// stop the run with StopMissingCompletion. Default 3.

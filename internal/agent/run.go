@@ -147,27 +147,28 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 	r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 		Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
 	})
-	for _, call := range calls {
-		out, err := r.tools.execute(ctx, call, forced)
+	var round []call
+	for _, tc := range calls {
+		out, err := r.tools.execute(ctx, tc, forced)
 		if err != nil {
 			return false, "", err
 		}
-		r.res.ToolCalls[call.Function.Name]++
+		r.res.ToolCalls[tc.Function.Name]++
 		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: call.ID,
+			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: tc.ID,
 		})
 		if out.verdict != nil {
 			r.finish(*out.verdict)
 			return true, "", nil
 		}
-		remind, stop := r.repeat.observe(out.signature, out.text)
-		if stop {
-			r.res = r.unfinished(StopRepeatCycle, nil)
-			return true, "", nil
-		}
-		if remind {
-			nudge = repeatReminder(r.cfg.RepeatThreshold)
-		}
+		round = append(round, call{signature: out.signature, result: out.text})
+	}
+	if remind, stop, period := r.repeat.observeRound(round); stop {
+		r.res = r.unfinished(StopRepeatCycle, nil)
+		r.res.Reasoning = fmt.Sprintf("the same %d-round loop of calls and results went on after a reminder", period)
+		return true, "", nil
+	} else if remind {
+		nudge = repeatReminder(period)
 	}
 	if forced {
 		// No submit_verdict call got through: the text may still carry

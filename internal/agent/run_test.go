@@ -116,7 +116,7 @@ func TestRunRepeatCycle(t *testing.T) {
 		t.Errorf("verdict = %s %.2f, want inconclusive 0.40", res.Verdict, res.Confidence)
 	}
 	reqs := llm.requests()
-	if got := lastUserMessage(reqs[3]); !strings.Contains(got, "same call 3 times") {
+	if got := lastUserMessage(reqs[3]); !strings.Contains(got, "same call and getting the same results") {
 		t.Errorf("4th request's last user message = %q, want the repeat reminder", got)
 	}
 	if got := lastUserMessage(reqs[2]); strings.Contains(got, "same call") {
