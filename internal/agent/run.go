@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -129,6 +130,11 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 			done, nudge = r.finishFromText(msg.Content)
 			return done, nudge, nil
 		}
+		if reasoningOnly(msg) {
+			// Seed 001: a reply that carries only thinking is not a
+			// missing completion signal; the model is asked to go on.
+			return false, completionReminder, nil
+		}
 		r.missing++
 		if r.missing >= r.cfg.MaxMissingCompletion {
 			r.res = r.unfinished(StopMissingCompletion, nil)
@@ -148,7 +154,19 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 		Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
 	})
 	var round []call
+	run := 0
 	for _, tc := range calls {
+		if tc.Function.Name != toolSubmitVerdict {
+			run++
+		}
+		if run > r.cfg.MaxToolCallsPerRound && tc.Function.Name != toolSubmitVerdict {
+			// Issue 11 point 5: a reply may ask for any number of calls;
+			// past the cap each one gets an error the model can read.
+			r.msgs = append(r.msgs, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: tooManyCalls(r.cfg.MaxToolCallsPerRound), ToolCallID: tc.ID,
+			})
+			continue
+		}
 		out, err := r.tools.execute(ctx, tc, forced)
 		if err != nil {
 			return false, "", err
@@ -305,4 +323,20 @@ func initialMessages(t Task, cfg Config, fence untrusted.Fence) []openai.ChatCom
 // citeOf is the location the task's finding cites, for the accept gate.
 func citeOf(t Task, cfg Config) citation {
 	return citation{path: t.File, start: t.LineStart, end: max(t.LineEnd, t.LineStart), window: cfg.QuoteWindow}
+}
+
+// thinkBlock matches the <think>…</think> blocks some models put in content.
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+
+// reasoningOnly reports a reply with no tool call whose only content is
+// reasoning: reasoning_content, or text that is nothing but think blocks.
+func reasoningOnly(msg openai.ChatCompletionMessage) bool {
+	visible := strings.TrimSpace(thinkBlock.ReplaceAllString(msg.Content, ""))
+	return visible == "" && (strings.TrimSpace(msg.ReasoningContent) != "" || strings.TrimSpace(msg.Content) != "")
+}
+
+// tooManyCalls is the tool error of a call past the per-round cap.
+func tooManyCalls(n int) string {
+	return fmt.Sprintf("error: not run — at most %d tool calls are run per reply, and this reply asked for more. "+
+		"Ask again for the calls you still need in your next reply, a few at a time.", n)
 }

@@ -170,6 +170,7 @@ func agentConfig(cfg config.Config, model string, ignore func(string) bool) agen
 	ac.GracefulExitRounds = cfg.Expert.GracefulExitRounds
 	ac.RepeatThreshold = cfg.Expert.RepeatThreshold
 	ac.MaxMissingCompletion = cfg.Expert.MaxMissingCompletion
+	ac.MaxToolCallsPerRound = cfg.Expert.MaxToolCallsPerRound
 	ac.AcceptFailFactor = cfg.Expert.AcceptFailFactor
 	ac.ConvergenceRounds = cfg.Expert.ConvergenceRounds
 	ac.BudgetWarningAt = cfg.Expert.BudgetWarningAt
