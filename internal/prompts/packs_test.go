@@ -242,3 +242,25 @@ func TestSplitIdent(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11 point 6 (seed 000's progressive context must not lose the
+// pack a change needs): a change touching authentication keeps the
+// authorization pack even when other signals fire.
+func TestAuthChangesKeepTheAuthorizationPack(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, path, diff string }{
+		{"removed auth middleware", "internal/api/router.go", hunkOf(
+			`-	r.Use(requireAuth)`,
+			`+	for i := 0; i < len(routes); i++ {`)},
+		{"boundary change in an auth file", "internal/auth/session.go", hunkOf(
+			`+	if len(parts) > 2 {`)},
+		{"login handler", "web/handlers.py", hunkOf(
+			`+def login_view(request):`,
+			`+    user = User.objects.get(name=request.POST["name"])`)},
+	}
+	for _, tt := range tests {
+		if got := DetectPacks(tt.path, tt.diff); !slices.Contains(got, PackAuthorization) {
+			t.Errorf("%s: packs %v lack authorization", tt.name, got)
+		}
+	}
+}
