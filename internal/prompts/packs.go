@@ -19,11 +19,13 @@ const (
 	PackIntent        Pack = "intent"
 	PackLifecycle     Pack = "lifecycle"
 	PackRobustness    Pack = "robustness"
+	PackMemorySafety  Pack = "memory_safety"
+	PackResourceLeak  Pack = "resource_leak"
 )
 
 // AllPacks lists every pack in sorted order. It is what the detector returns
 // when it finds no signal, and what the fixed (full) prompt carries.
-var AllPacks = []Pack{PackAuthorization, PackConcurrency, PackIntent, PackLifecycle, PackRobustness}
+var AllPacks = []Pack{PackAuthorization, PackConcurrency, PackIntent, PackLifecycle, PackMemorySafety, PackResourceLeak, PackRobustness}
 
 // Hit is one detector signal that fired, with the first diff line that
 // fired it. Hits explain a pack selection in logs and tests.

@@ -45,7 +45,7 @@ func TestDetectPacks(t *testing.T) {
 			`+    return tags`), []Pack{PackLifecycle}},
 		{"go open and deferred close", "store/file.go", hunkOf(
 			`+	f, err := os.Open(path)`,
-			`+	defer f.Close()`), []Pack{PackLifecycle}},
+			`+	defer f.Close()`), []Pack{PackLifecycle, PackResourceLeak}},
 		{"react effect with listener", "web/Chart.tsx", hunkOf(
 			`+  useEffect(() => {`,
 			`+    window.addEventListener("resize", onResize);`,
@@ -55,7 +55,7 @@ func TestDetectPacks(t *testing.T) {
 		{"spring pre-authorize", "src/AdminController.java", hunkOf(
 			`+    @PreAuthorize("hasRole('ADMIN')")`), []Pack{PackAuthorization}},
 		{"outbound http in go", "client/get.go", hunkOf(
-			`+	resp, err := http.Get(url)`), []Pack{PackAuthorization}},
+			`+	resp, err := http.Get(url)`), []Pack{PackAuthorization, PackResourceLeak}},
 		{"go nil check", "user/find.go", hunkOf(
 			`+	if user == nil {`,
 			`+		return ErrNotFound`,
@@ -261,6 +261,30 @@ func TestAuthChangesKeepTheAuthorizationPack(t *testing.T) {
 	for _, tt := range tests {
 		if got := DetectPacks(tt.path, tt.diff); !slices.Contains(got, PackAuthorization) {
 			t.Errorf("%s: packs %v lack authorization", tt.name, got)
+		}
+	}
+}
+
+// Issue 11, "Prompts": memory safety (C/C++, unsafe Rust, cgo) and
+// resource leaks are risk types with packs of their own (seed 000's
+// progressive context selects them from the change).
+func TestMemorySafetyAndResourceLeakPacks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, diff string
+		want             Pack
+	}{
+		{"c buffer copy", "src/buf.c", hunkOf(`+    memcpy(dst, src, len);`), PackMemorySafety},
+		{"c++ delete", "src/node.cpp", hunkOf(`+    delete node;`), PackMemorySafety},
+		{"unsafe rust", "src/lib.rs", hunkOf(`+    let s = std::slice::from_raw_parts(p, n);`), PackMemorySafety},
+		{"cgo", "pkg/c.go", hunkOf(`+	C.free(unsafe.Pointer(cs))`), PackMemorySafety},
+		{"response body", "pkg/fetch.go", hunkOf(`+	resp, err := http.Get(u)`), PackResourceLeak},
+		{"cancel func", "pkg/run.go", hunkOf(`+	ctx, _ = context.WithCancel(ctx)`), PackResourceLeak},
+		{"python file", "tool/read.py", hunkOf(`+    f = open(path)`), PackResourceLeak},
+	}
+	for _, tt := range tests {
+		if got := DetectPacks(tt.path, tt.diff); !slices.Contains(got, tt.want) {
+			t.Errorf("%s: packs %v lack %s", tt.name, got, tt.want)
 		}
 	}
 }

@@ -181,6 +181,23 @@ var signals = []signal{
 			`\bngOn(Init|Destroy)\b|\bon(Create|Destroy|Start|Stop)\(|\b(setUp|tearDown)\b|@(PostConstruct|PreDestroy)\b|` +
 			`\b(initialize|finalize|teardown|shutdown|Shutdown|dispose|cleanup|Cleanup)\b`)},
 
+	// Memory safety: C/C++, unsafe Rust, cgo and Go's unsafe.
+	{name: "c memory calls", pack: PackMemorySafety, langs: []string{"c"},
+		match: anyLine(`\b(malloc|calloc|realloc|free|memcpy|memmove|memset|strcpy|strncpy|strcat|strncat|sprintf|gets|alloca)\s*\(|` +
+			`\bnew\s+\w+\s*\[|\bdelete\s*(\[\])?\s*\w|\b(reinterpret_cast|const_cast)\b|\[\s*\w+\s*\]\s*=`)},
+	{name: "unsafe rust", pack: PackMemorySafety, langs: []string{"rust"},
+		match: anyLine(`\bunsafe\b|\*(const|mut)\s+\w|\bptr::|\btransmute\b|\bfrom_raw(_parts)?\b|\.as_(mut_)?ptr\(|\bMaybeUninit\b|\bget_unchecked(_mut)?\(`)},
+	{name: "cgo and go unsafe", pack: PackMemorySafety, langs: []string{"go"},
+		match: anyLine(`^\s*import\s+"C"|\bC\.[A-Za-z_]\w*|\bunsafe\.(Pointer|Slice|String|StringData|SliceData|Add)\b|\breflect\.(SliceHeader|StringHeader)\b`)},
+
+	// Resource leaks: acquired, never released.
+	{name: "acquired resource", pack: PackResourceLeak,
+		match: anyLine(`\bos\.(Open|OpenFile|Create|CreateTemp|MkdirTemp)\(|\bnet\.(Dial|Listen)\w*\(|\bsql\.Open\(|\.(Query|QueryContext)\(|` +
+			`\bhttp\.(Get|Post|Head)\(|\.Do\(req|\bfopen\(|\bsocket\(|\bopen\(|\bcreateReadStream\(|\bcreateWriteStream\(|` +
+			`\bnew (FileInputStream|FileOutputStream|FileReader|FileWriter|Socket|RandomAccessFile|BufferedReader)\b|\bgetConnection\(`)},
+	{name: "tickers and cancellable contexts", pack: PackResourceLeak, langs: []string{"go"},
+		match: anyLine(`\btime\.(NewTicker|Tick)\(|\bcontext\.With(Cancel|Timeout|Deadline)\w*\(`)},
+
 	// Intent: semantic consistency with the change's purpose.
 	{name: "mixed boolean operators", pack: PackIntent,
 		match: anyLineFunc(mixesBooleanOperators)},

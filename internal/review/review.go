@@ -19,10 +19,12 @@ const (
 	Intent        RiskType = "intent"        // semantic consistency with the change's purpose
 	Lifecycle     RiskType = "lifecycle"     // state consistency
 	Static        RiskType = "static"        // syntax / static errors
+	MemorySafety  RiskType = "memory_safety" // out-of-bounds, use-after-free, unsound unsafe code (C/C++, unsafe Rust, cgo)
+	ResourceLeak  RiskType = "resource_leak" // files, connections, goroutines, timers never released
 )
 
 // RiskTypes lists every risk type in a stable order.
-var RiskTypes = []RiskType{Robustness, Concurrency, Authorization, Intent, Lifecycle, Static}
+var RiskTypes = []RiskType{Robustness, Concurrency, Authorization, Intent, Lifecycle, Static, MemorySafety, ResourceLeak}
 
 // ParseRiskType normalises s and reports whether it names a known risk type.
 func ParseRiskType(s string) (RiskType, error) {

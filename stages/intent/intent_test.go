@@ -13,6 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -125,7 +126,7 @@ func TestProgressiveContextToggle(t *testing.T) {
 		}
 		sizes[enabled] = len(srv.Requests()[0].Messages[0].Content)
 		file, _ := st.GetFile(ctx, id, "worker.go")
-		if !enabled && len(file.Packs) != 5 {
+		if !enabled && len(file.Packs) != len(prompts.AllPacks) {
 			t.Errorf("with progressive context off every pack is used, got %v", file.Packs)
 		}
 	}
