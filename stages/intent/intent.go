@@ -105,12 +105,17 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if ip.Mode == ModeChunked {
 		system = h.Prompts.IntentChunkedSystem(packs)
 	}
+	all, err := h.Store.ListFileSummaries(ctx, p.ReviewID)
+	if err != nil {
+		return err
+	}
 	fence := untrusted.New()
 	system += "\n\n" + untrusted.Instructions(fence)
 	user, err := userMessage(r, files, ip.Mode == ModeChunked, fence)
 	if err != nil {
 		return pipeline.Permanent(err)
 	}
+	user += changeList(all, fence)
 	var out reply
 	_, err = h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageIntent), ItemKey: p.Item, Model: cfg.LLM.ModelFor(review.StageIntent)},
@@ -248,4 +253,35 @@ func packNames(ps []prompts.Pack) []string {
 		out[i] = string(p)
 	}
 	return out
+}
+
+// maxListedFiles bounds the list of touched files an intent prompt carries.
+const maxListedFiles = 300
+
+// changeList names every file the change touches, with its change kind
+// and size, so a finding can name breakage across files (a caller not
+// updated, a renamed symbol still used elsewhere) even though the model
+// sees only some diffs (issue 11, "Prompts").
+func changeList(all []store.FileSummary, fence untrusted.Fence) string {
+	if len(all) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, f := range all {
+		if i == maxListedFiles {
+			fmt.Fprintf(&b, "… and %d more files\n", len(all)-i)
+			break
+		}
+		fmt.Fprintf(&b, "%s (%s", f.Path, f.Change)
+		if f.OldPath != "" && f.OldPath != f.Path {
+			fmt.Fprintf(&b, " from %s", f.OldPath)
+		}
+		fmt.Fprintf(&b, ", +%d -%d", f.Additions, f.Deletions)
+		if f.SkipReason != "" {
+			fmt.Fprintf(&b, ", not reviewed: %s", f.SkipReason)
+		}
+		b.WriteString(")\n")
+	}
+	return fmt.Sprintf("\nEvery file this change touches (%d; only the diffs above are shown to you, "+
+		"report findings only on those files):\n%s", len(all), fence.Wrap("files of the change", b.String()))
 }

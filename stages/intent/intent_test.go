@@ -158,3 +158,36 @@ func TestChunkedIntentMatchesFilesByName(t *testing.T) {
 		t.Errorf("a chunk shows every file's diff and no file contents:\n%s", user)
 	}
 }
+
+// Issue 11, "Prompts" (seed 000's intent sees the change, not one file in
+// isolation): a per-file intent prompt lists every file the change
+// touches with its change kind, so cross-file breakage can be named.
+func TestIntentSeesEveryFileTheChangeTouches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []any{}})))
+	st := stagetest.Store(t)
+	content := strings.Repeat("line\n", 20)
+	payload, _ := json.Marshal(intent.ItemPayload{Mode: intent.ModePerFile, Files: []string{"worker.go"}})
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "diff", IntentMode: intent.ModePerFile, Timeout: time.Hour,
+		Config: pipeline.Snapshot(config.Default()),
+		Files: []store.File{
+			{Path: "worker.go", Change: "modified", Diff: goDiff, ChangedLines: []int{11, 12}, Content: &content},
+			{Path: "api/compute.go", OldPath: "api/calc.go", Change: "renamed"},
+			{Path: "api/legacy.go", Change: "deleted"},
+		},
+		Items: []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		t.Fatal(err)
+	}
+	user := srv.Requests()[0].Messages[1].Content
+	for _, want := range []string{"Every file this change touches (3", "api/compute.go (renamed from api/calc.go", "api/legacy.go (deleted", "worker.go (modified"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("intent prompt lacks %q:\n%s", want, user)
+		}
+	}
+}
