@@ -130,6 +130,8 @@ type jsonFinding struct {
 	Confidence  float64       `json:"confidence"`
 	Description string        `json:"description"`
 	Suggestion  string        `json:"suggestion"`
+	Quote       string        `json:"quote,omitempty"`
+	Fix         string        `json:"fix,omitempty"`
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
 	MergedInto  int64         `json:"merged_into"`
@@ -236,6 +238,8 @@ func toJSONFindings(fs []Finding) []jsonFinding {
 			Confidence:  f.Confidence,
 			Description: f.Description,
 			Suggestion:  f.Suggestion,
+			Quote:       f.Quote,
+			Fix:         f.Fix,
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
 			MergedInto:  f.MergedInto,
@@ -277,6 +281,8 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				LineEnd:     j.LineEnd,
 				Description: j.Description,
 				Suggestion:  j.Suggestion,
+				Quote:       j.Quote,
+				Fix:         j.Fix,
 				Severity:    review.Severity(j.Severity),
 				Confidence:  j.Confidence,
 				Status:      review.FindingStatus(j.Status),

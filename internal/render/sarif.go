@@ -135,6 +135,7 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          sarifProperties   `json:"properties"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -260,6 +261,7 @@ func resultFor(f Finding, ruleIndex int) sarifResult {
 		}}},
 		PartialFingerprints: map[string]string{fingerprintKey: Fingerprint(f.Finding)},
 		Properties:          props,
+		Fixes:               sarifFixes(f.Finding),
 	}
 }
 
