@@ -22,8 +22,9 @@ type Outcome struct {
 	// intent confidence for the whole path, or the confidence a later
 	// stage received.
 	Start float64
-	// Floor is harness.verify_confidence_floor: where unanchored findings
-	// and failed expert runs end at most.
+	// Floor is harness.verify_confidence_floor: where unanchored findings,
+	// expert conclusions that were not established and failed expert runs
+	// end at most.
 	Floor float64
 
 	// Verify is VerdictAnchored, VerdictUnanchored or "".
@@ -50,7 +51,7 @@ type Outcome struct {
 //	        unanchored  → min(c, floor, adjusted)
 //	expert  confirmed   → expert             (evidence passed the accept gate)
 //	        refuted     → min(c, expert, 0.3)
-//	        inconclusive, accept_check_failed → min(c, expert)
+//	        inconclusive, accept_check_failed → min(c, expert, floor)
 //	        failed      → min(c, floor)      (a failed run never raises)
 //	eval    confirmed   → max(c, 0.7) only when the expert confirmed; else c
 //	        disputed    → min(c, 0.3)
@@ -80,7 +81,8 @@ func Confidence(o Outcome) float64 {
 	case VerdictRefuted:
 		c = min(c, e, DisputedCap)
 	case VerdictInconclusive, ExpertAcceptCheckFailed:
-		c = min(c, e)
+		// Not established: never reported above the threshold.
+		c = min(c, e, o.Floor)
 	case VerdictFailed:
 		c = min(c, o.Floor)
 	}

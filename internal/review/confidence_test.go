@@ -34,26 +34,26 @@ func TestConfidenceOverEveryCombination(t *testing.T) {
 		{"none", "", [4]float64{0.8, 0.8, 0.3, 0.64}},
 		{"none", "confirmed", [4]float64{0.6, 0.7, 0.3, 0.48}},
 		{"none", "refuted", [4]float64{0.3, 0.3, 0.3, 0.24}},
-		{"none", "inconclusive", [4]float64{0.6, 0.6, 0.3, 0.48}},
-		{"none", "accept_check_failed", [4]float64{0.6, 0.6, 0.3, 0.48}},
+		{"none", "inconclusive", [4]float64{0.3, 0.3, 0.3, 0.24}},
+		{"none", "accept_check_failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"none", "failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored", "", [4]float64{0.8, 0.8, 0.3, 0.64}},
 		{"anchored", "confirmed", [4]float64{0.6, 0.7, 0.3, 0.48}},
 		{"anchored", "refuted", [4]float64{0.3, 0.3, 0.3, 0.24}},
-		{"anchored", "inconclusive", [4]float64{0.6, 0.6, 0.3, 0.48}},
-		{"anchored", "accept_check_failed", [4]float64{0.6, 0.6, 0.3, 0.48}},
+		{"anchored", "inconclusive", [4]float64{0.3, 0.3, 0.3, 0.24}},
+		{"anchored", "accept_check_failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored", "failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored-lower", "", [4]float64{0.7, 0.7, 0.3, 0.56}},
 		{"anchored-lower", "confirmed", [4]float64{0.6, 0.7, 0.3, 0.48}},
 		{"anchored-lower", "refuted", [4]float64{0.3, 0.3, 0.3, 0.24}},
-		{"anchored-lower", "inconclusive", [4]float64{0.6, 0.6, 0.3, 0.48}},
-		{"anchored-lower", "accept_check_failed", [4]float64{0.6, 0.6, 0.3, 0.48}},
+		{"anchored-lower", "inconclusive", [4]float64{0.3, 0.3, 0.3, 0.24}},
+		{"anchored-lower", "accept_check_failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored-lower", "failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored-raise", "", [4]float64{0.8, 0.8, 0.3, 0.64}},
 		{"anchored-raise", "confirmed", [4]float64{0.6, 0.7, 0.3, 0.48}},
 		{"anchored-raise", "refuted", [4]float64{0.3, 0.3, 0.3, 0.24}},
-		{"anchored-raise", "inconclusive", [4]float64{0.6, 0.6, 0.3, 0.48}},
-		{"anchored-raise", "accept_check_failed", [4]float64{0.6, 0.6, 0.3, 0.48}},
+		{"anchored-raise", "inconclusive", [4]float64{0.3, 0.3, 0.3, 0.24}},
+		{"anchored-raise", "accept_check_failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"anchored-raise", "failed", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"unanchored", "", [4]float64{0.3, 0.3, 0.3, 0.24}},
 		{"unanchored", "confirmed", [4]float64{0.6, 0.7, 0.3, 0.48}},
@@ -94,13 +94,16 @@ func TestConfidenceOverEveryCombination(t *testing.T) {
 
 // TestEvalNeverRaisesWhatTheExpertDidNotEstablish is the check of the
 // issue: an inconclusive or accept_check_failed expert followed by an eval
-// "confirmed" must not end at 0.70.
+// "confirmed" must not end at 0.70, nor anywhere above the floor.
 func TestEvalNeverRaisesWhatTheExpertDidNotEstablish(t *testing.T) {
 	t.Parallel()
 	for _, e := range []string{review.VerdictInconclusive, review.ExpertAcceptCheckFailed, review.VerdictFailed, ""} {
-		got := review.Confidence(review.Outcome{Start: 0.5, Floor: 0.3, Expert: e, ExpertConfidence: 0.5, Eval: review.VerdictConfirmed})
-		if got > 0.5 {
-			t.Errorf("expert %q + eval confirmed raised 0.5 to %v", e, got)
+		got := review.Confidence(review.Outcome{Start: 0.8, Floor: 0.3, Expert: e, ExpertConfidence: 0.9, Eval: review.VerdictConfirmed})
+		if got > 0.3 && e != "" {
+			t.Errorf("expert %q + eval confirmed ended at %v, above the floor", e, got)
+		}
+		if got > 0.8 {
+			t.Errorf("expert %q + eval confirmed raised 0.8 to %v", e, got)
 		}
 	}
 }

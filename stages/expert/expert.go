@@ -140,10 +140,10 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 // Apply is the expert step of review.Confidence. Only a run that ends
 // accepted — its evidence checked against the snapshot — can raise the
 // finding: a confirmed verdict takes the agent's confidence, a refuted one
-// caps it at 0.3. Every other ending is inconclusive and never raises it:
-// a verdict whose evidence failed the accept gate, or a run that stopped
-// on a cycle or without a verdict, takes the lowered confidence the
-// runtime gives. A timeout or an error is a failed check (issue 11): the
+// caps it at 0.3. Every other ending is inconclusive: a verdict whose
+// evidence failed the accept gate, or a run that stopped on a cycle or
+// without a verdict, was not established and ends at most at the floor
+// (and at the lowered confidence the runtime gives). A timeout or an error is a failed check (issue 11): the
 // verdict is "failed" and the finding ends at most at the floor, so a
 // finding nobody could check is never reported above the threshold.
 func Apply(before, floor float64, res agent.Result) (after float64, verdict string) {

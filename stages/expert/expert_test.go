@@ -125,10 +125,11 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 	}{
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "confirmed", Confidence: 0.9}, 0.5, 0.9, "confirmed"},
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "refuted", Confidence: 0.9}, 0.8, 0.3, "refuted"},
-		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.5, "inconclusive"},
+		// Issue 11: what the expert did not establish ends at most at the floor.
+		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
-		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.45, "inconclusive"},
-		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.4}, 0.8, 0.4, "inconclusive"},
+		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.3, "inconclusive"},
+		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.2}, 0.8, 0.2, "inconclusive"},
 		// Issue 11, point 1: a failed run lowers its finding to the floor, never raises it.
 		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.3, "failed"},
 		{agent.Result{StopReason: agent.StopError, Confidence: 0.9}, 0.8, 0.3, "failed"},
