@@ -17,6 +17,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/stages/expert"
+	"github.com/reviewfleet/reviewfleet/stages/report"
 )
 
 func TestMain(m *testing.M) {
@@ -228,5 +229,34 @@ func TestFailedRunLowersItsFindingAndIsListedAsFailed(t *testing.T) {
 	failed, err := h.Store.FailedItems(context.Background(), id)
 	if err != nil || len(failed) != 1 || failed[0].Stage != review.StageExpert || !strings.Contains(failed[0].Error, "invalid api key") {
 		t.Fatalf("failed items %+v (%v)", failed, err)
+	}
+}
+
+// Issue 11, "How it will be checked": a model that answers inconclusive,
+// or fails, during expert runs leaves no such finding above the threshold
+// in the report, and the failed run is counted as a failed item.
+func TestReportShowsNoUnestablishedFindingAndCountsFailedRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		reply  llmfake.Handler
+		failed int
+	}{
+		{"inconclusive", llmfake.Script(llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "inconclusive", "confidence": 0.95, "reasoning": "cannot tell", "evidence": []any{}}))), 0},
+		{"failing", llmfake.Static(llmfake.Fail(401, "invalid api key")), 1},
+	} {
+		id, _, h, _ := run(t, tc.reply)
+		rep, err := report.Build(ctx, h.Store, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 0 {
+			t.Errorf("%s: %d findings above the threshold: %+v", tc.name, len(rep.Findings), rep.Findings[0].Finding)
+		}
+		if len(rep.FailedItems) != tc.failed {
+			t.Errorf("%s: %d failed items, want %d", tc.name, len(rep.FailedItems), tc.failed)
+		}
 	}
 }
