@@ -319,3 +319,33 @@ func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs [
 	}
 	return nil
 }
+
+// FileSummary is one file of a change without its diff or content.
+type FileSummary struct {
+	Path, OldPath, Change, SkipReason string
+	Additions, Deletions              int
+}
+
+// ListFileSummaries returns every file of a review, by path, without diffs
+// or contents: the list of what a change touches.
+func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileSummary, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT path, old_path, change, skip_reason, additions, deletions
+		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []FileSummary
+	for rows.Next() {
+		var f FileSummary
+		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.SkipReason, &f.Additions, &f.Deletions); err != nil {
+			return nil, fmt.Errorf("scan file summary of %s: %w", reviewID, err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
+	}
+	return out, nil
+}

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 func TestAcceptGateChecks(t *testing.T) {
@@ -64,9 +66,48 @@ func TestAcceptGateOnlyRequiredChecksDecide(t *testing.T) {
 		{[]Check{good, badOptional, badRequired}, false},
 	}
 	for i, tt := range tests {
-		results, ok := acceptGate(sb, &facts{}, tt.checks)
+		results, ok := acceptGate(sb, &facts{}, tt.checks, review.VerdictInconclusive, citation{})
 		if ok != tt.ok || len(results) != len(tt.checks) {
 			t.Errorf("case %d: ok %v with %d results, want %v with %d", i, ok, len(results), tt.ok, len(tt.checks))
+		}
+	}
+}
+
+// Issue 11 point 3, seed 001 (the accept gate accepts only checkable,
+// specific facts): a file_exists check alone, a three-character quote
+// searched in the whole file, a quote far from the cited lines, or a
+// refutation without evidence do not pass; a full-line quote at or near the
+// cited lines (or, for a refutation, anywhere) does.
+func TestAcceptGateWantsSpecificEvidence(t *testing.T) {
+	t.Parallel()
+	sb, err := newSandbox(sampleRepo(t), 1<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "internal/auth/session.go"
+	cite := citation{path: file, start: 17, end: 17, window: 3}
+	fullLine := Check{Kind: CheckContentContains, Path: file, StartLine: 17, EndLine: 17, Match: "sess.Expires = sess.Expires.Add(ttl)", Required: true}
+	tests := []struct {
+		name    string
+		verdict string
+		checks  []Check
+		ok      bool
+	}{
+		{"file_exists alone", review.VerdictConfirmed, []Check{{Kind: CheckFileExists, Path: file, Required: true}}, false},
+		{"three characters anywhere", review.VerdictConfirmed, []Check{{Kind: CheckContentContains, Path: file, Match: "ttl", Required: true}}, false},
+		{"fragment at the line", review.VerdictConfirmed, []Check{{Kind: CheckContentContains, Path: file, StartLine: 17, Match: "Add(", Required: true}}, false},
+		{"full line far away", review.VerdictConfirmed, []Check{{Kind: CheckContentContains, Path: file, StartLine: 10, EndLine: 10, Match: "sess := s.byID[id]", Required: true}}, false},
+		{"full line in another file", review.VerdictConfirmed, []Check{{Kind: CheckContentContains, Path: "README.md", StartLine: 1, EndLine: 1, Match: "# sample", Required: true}}, false},
+		{"refuted without evidence", review.VerdictRefuted, nil, false},
+		{"full line at the cited lines", review.VerdictConfirmed, []Check{fullLine}, true},
+		{"full line near the cited lines", review.VerdictConfirmed, []Check{{Kind: CheckContentContains, Path: "./" + file, StartLine: 15, EndLine: 16, Match: "func (s *Store) Touch(id string) { sess := s.Lookup(id)", Required: true}}, true},
+		{"refuted by code elsewhere", review.VerdictRefuted, []Check{{Kind: CheckContentContains, Path: file, StartLine: 10, EndLine: 10, Match: "sess := s.byID[id]", Required: true}}, true},
+		{"inconclusive needs none", review.VerdictInconclusive, nil, true},
+	}
+	for _, tt := range tests {
+		results, ok := acceptGate(sb, &facts{}, tt.checks, tt.verdict, cite)
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v, want %v: %+v", tt.name, ok, tt.ok, results)
 		}
 	}
 }

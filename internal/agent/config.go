@@ -31,9 +31,10 @@ type Config struct {
 	// ReflectionEvery is the period, in rounds, of the reflection nudge.
 	// Default 6.
 	ReflectionEvery int
-	// RepeatThreshold is how many times in a row the same call may return
-	// the same result before a reminder; one more repetition stops the run
-	// with StopRepeatCycle. Default 3.
+	// RepeatThreshold is how many rounds in a row of the same calls with
+	// the same results (A/A/A) bring a reminder; loops of 2 or 3 rounds
+	// (A/B/A/B, A/B/C/A/B/C) need two full turns. One more round of the loop
+	// after the reminder stops the run with StopRepeatCycle. Default 3.
 	RepeatThreshold int
 	// MaxMissingCompletion is how many replies in a row without a tool call
 	// stop the run with StopMissingCompletion. Default 3.
@@ -59,6 +60,13 @@ type Config struct {
 	// accept gate, and the finding's confidence when the run ends without a
 	// verdict. Default 0.5.
 	AcceptFailFactor float64
+	// QuoteWindow is how many lines from the finding's cited lines a
+	// confirming quote may sit and still count as evidence about them.
+	// Default 20.
+	QuoteWindow int
+	// MaxToolCallsPerRound is how many tool calls of one reply are run; the
+	// rest are answered with a tool error the model can read. Default 8.
+	MaxToolCallsPerRound int
 	// IsRetryable reports model errors that Run returns to its caller (for
 	// example rate limits, so the task is retried later) instead of ending
 	// the run with StopError. Default: no error is retryable.
@@ -107,6 +115,8 @@ const (
 	DefaultMaxFileBytes         = 2 << 20
 	DefaultAcceptFailFactor     = 0.5
 	DefaultSummarySchemaName    = "expert_verdict"
+	DefaultQuoteWindow          = 20
+	DefaultMaxToolCallsPerRound = 8
 )
 
 // withDefaults returns c with every unset or out-of-range field replaced by
@@ -130,6 +140,8 @@ func (c Config) withDefaults() Config {
 	setInt(&c.RepeatThreshold, DefaultRepeatThreshold)
 	setInt(&c.MaxMissingCompletion, DefaultMaxMissingCompletion)
 	setInt(&c.MaxReadLines, DefaultMaxReadLines)
+	setInt(&c.QuoteWindow, DefaultQuoteWindow)
+	setInt(&c.MaxToolCallsPerRound, DefaultMaxToolCallsPerRound)
 	setInt(&c.MaxResultBytes, DefaultMaxResultBytes)
 	setDur(&c.ReadTimeout, DefaultReadTimeout)
 	setDur(&c.ScanTimeout, DefaultScanTimeout)

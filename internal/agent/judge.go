@@ -50,6 +50,6 @@ func judgeDocument(task Task, cfg Config, doc []byte) Result {
 	}
 	defer sb.close()
 	var res Result
-	judge(&res, sub, sb, &facts{}, cfg.AcceptFailFactor)
+	judge(&res, sub, sb, &facts{}, cfg, citeOf(task, cfg))
 	return res
 }

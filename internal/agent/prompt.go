@@ -81,6 +81,10 @@ func textVerdictRejected(problems string) string {
 
 const completionReminder = "Your reply contained no tool call. The investigation ends only through submit_verdict: call a tool to continue, or submit_verdict to finish."
 
-func repeatReminder(n int) string {
-	return fmt.Sprintf("You have made the same call %d times and got the same result each time. Repeating it will not tell you anything new: try something different or submit your verdict. One more identical call stops the investigation.", n)
+func repeatReminder(period int) string {
+	what := "the same call"
+	if period > 1 {
+		what = fmt.Sprintf("the same %d calls in turn", period)
+	}
+	return fmt.Sprintf("You keep making %s and getting the same results. Repeating it will not tell you anything new: try something different or submit your verdict. One more round of the same stops the investigation.", what)
 }

@@ -2,28 +2,34 @@ package agent
 
 import "testing"
 
+// Seed 001's repeat-cycle detector (issue 11 point 4): remind first, stop
+// when the loop goes on; loops of 1 to 3 rounds across rounds; parallel
+// calls inside one round never count.
 func TestRepeatDetector(t *testing.T) {
 	t.Parallel()
-	type obs struct{ sig, result string }
-	a, b := obs{"grep x", "r1"}, obs{"grep y", "r1"}
-	aNew := obs{"grep x", "r2"}
+	a, b, c := call{"grep x", "r1"}, call{"grep y", "r1"}, call{"read z", "r3"}
+	aNew := call{"grep x", "r2"}
+	r := func(cs ...call) []call { return cs }
 	tests := []struct {
-		name       string
-		seq        []obs
-		remindAt   int // 1-based index of the reminder, 0 for none
-		stopAt     int
-		finalCount int
+		name     string
+		rounds   [][]call
+		remindAt int // 1-based round of the reminder, 0 for none
+		stopAt   int
 	}{
-		{"three identical remind, the fourth stops", []obs{a, a, a, a}, 3, 4, 4},
-		{"another call resets", []obs{a, a, b, a, a}, 0, 0, 2},
-		{"a new result resets", []obs{a, a, aNew, aNew, aNew}, 5, 0, 3},
-		{"distinct calls never count", []obs{a, b, a, b, a, b}, 0, 0, 1},
+		{"A/A/A reminds, a fourth A stops", [][]call{r(a), r(a), r(a), r(a)}, 3, 4},
+		{"another call resets", [][]call{r(a), r(a), r(b), r(a), r(a)}, 0, 0},
+		{"a new result resets", [][]call{r(a), r(a), r(aNew), r(aNew), r(aNew)}, 5, 0},
+		{"four identical parallel calls in one round", [][]call{r(a, a, a, a)}, 0, 0},
+		{"A/B/A/B reminds, going on stops", [][]call{r(a), r(b), r(a), r(b), r(a)}, 4, 5},
+		{"A/B/C/A/B/C reminds, going on stops", [][]call{r(a), r(b), r(c), r(a), r(b), r(c), r(a)}, 6, 7},
+		{"breaking the loop after the reminder resets it", [][]call{r(a), r(a), r(a), r(c), r(a), r(a), r(a)}, 3, 0},
+		{"distinct rounds never count", [][]call{r(a), r(b), r(c), r(aNew), r(a, b)}, 0, 0},
 	}
 	for _, tt := range tests {
 		d := repeatDetector{threshold: 3}
 		remindAt, stopAt := 0, 0
-		for i, o := range tt.seq {
-			remind, stop := d.observe(o.sig, o.result)
+		for i, round := range tt.rounds {
+			remind, stop, _ := d.observeRound(round)
 			if remind && remindAt == 0 {
 				remindAt = i + 1
 			}
@@ -31,9 +37,8 @@ func TestRepeatDetector(t *testing.T) {
 				stopAt = i + 1
 			}
 		}
-		if remindAt != tt.remindAt || stopAt != tt.stopAt || d.streak != tt.finalCount {
-			t.Errorf("%s: remind at %d, stop at %d, streak %d; want %d, %d, %d",
-				tt.name, remindAt, stopAt, d.streak, tt.remindAt, tt.stopAt, tt.finalCount)
+		if remindAt != tt.remindAt || stopAt != tt.stopAt {
+			t.Errorf("%s: remind at %d, stop at %d; want %d, %d", tt.name, remindAt, stopAt, tt.remindAt, tt.stopAt)
 		}
 	}
 }

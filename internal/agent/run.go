@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -129,6 +130,11 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 			done, nudge = r.finishFromText(msg.Content)
 			return done, nudge, nil
 		}
+		if reasoningOnly(msg) {
+			// Seed 001: a reply that carries only thinking is not a
+			// missing completion signal; the model is asked to go on.
+			return false, completionReminder, nil
+		}
 		r.missing++
 		if r.missing >= r.cfg.MaxMissingCompletion {
 			r.res = r.unfinished(StopMissingCompletion, nil)
@@ -147,27 +153,40 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 	r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 		Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
 	})
-	for _, call := range calls {
-		out, err := r.tools.execute(ctx, call, forced)
+	var round []call
+	run := 0
+	for _, tc := range calls {
+		if tc.Function.Name != toolSubmitVerdict {
+			run++
+		}
+		if run > r.cfg.MaxToolCallsPerRound && tc.Function.Name != toolSubmitVerdict {
+			// Issue 11 point 5: a reply may ask for any number of calls;
+			// past the cap each one gets an error the model can read.
+			r.msgs = append(r.msgs, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, Content: tooManyCalls(r.cfg.MaxToolCallsPerRound), ToolCallID: tc.ID,
+			})
+			continue
+		}
+		out, err := r.tools.execute(ctx, tc, forced)
 		if err != nil {
 			return false, "", err
 		}
-		r.res.ToolCalls[call.Function.Name]++
+		r.res.ToolCalls[tc.Function.Name]++
 		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: call.ID,
+			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: tc.ID,
 		})
 		if out.verdict != nil {
 			r.finish(*out.verdict)
 			return true, "", nil
 		}
-		remind, stop := r.repeat.observe(out.signature, out.text)
-		if stop {
-			r.res = r.unfinished(StopRepeatCycle, nil)
-			return true, "", nil
-		}
-		if remind {
-			nudge = repeatReminder(r.cfg.RepeatThreshold)
-		}
+		round = append(round, call{signature: out.signature, result: out.text})
+	}
+	if remind, stop, period := r.repeat.observeRound(round); stop {
+		r.res = r.unfinished(StopRepeatCycle, nil)
+		r.res.Reasoning = fmt.Sprintf("the same %d-round loop of calls and results went on after a reminder", period)
+		return true, "", nil
+	} else if remind {
+		nudge = repeatReminder(period)
 	}
 	if forced {
 		// No submit_verdict call got through: the text may still carry
@@ -226,15 +245,16 @@ const toolChoiceNone = "none"
 
 // finish puts a submitted verdict through the accept gate.
 func (r *runner) finish(sub submission) {
-	judge(&r.res, sub, r.tools.sb, r.tools.facts, r.cfg.AcceptFailFactor)
+	judge(&r.res, sub, r.tools.sb, r.tools.facts, r.cfg, citeOf(r.task, r.cfg))
 	r.res.Phases = r.phases()
 }
 
 // judge puts a validated verdict through the accept gate and records the
 // outcome in res: the verdict as submitted when every required check
 // passes, its confidence lowered by failFactor when one fails.
-func judge(res *Result, sub submission, sb *sandbox, f *facts, failFactor float64) {
-	results, ok := acceptGate(sb, f, sub.evidence)
+func judge(res *Result, sub submission, sb *sandbox, f *facts, cfg Config, cite citation) {
+	failFactor := cfg.AcceptFailFactor
+	results, ok := acceptGate(sb, f, sub.evidence, sub.verdict, cite)
 	res.Verdict = sub.verdict
 	res.Reasoning = sub.reasoning
 	res.Evidence = sub.evidence
@@ -298,4 +318,25 @@ func initialMessages(t Task, cfg Config, fence untrusted.Fence) []openai.ChatCom
 		{Role: openai.ChatMessageRoleSystem, Content: sys + "\n\n" + protocolRules(cfg) + "\n\n" + fence.Rules() + "\n\n" + redact.PromptNote},
 		{Role: openai.ChatMessageRoleUser, Content: taskMessage(t, fence)},
 	}
+}
+
+// citeOf is the location the task's finding cites, for the accept gate.
+func citeOf(t Task, cfg Config) citation {
+	return citation{path: t.File, start: t.LineStart, end: max(t.LineEnd, t.LineStart), window: cfg.QuoteWindow}
+}
+
+// thinkBlock matches the <think>…</think> blocks some models put in content.
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+
+// reasoningOnly reports a reply with no tool call whose only content is
+// reasoning: reasoning_content, or text that is nothing but think blocks.
+func reasoningOnly(msg openai.ChatCompletionMessage) bool {
+	visible := strings.TrimSpace(thinkBlock.ReplaceAllString(msg.Content, ""))
+	return visible == "" && (strings.TrimSpace(msg.ReasoningContent) != "" || strings.TrimSpace(msg.Content) != "")
+}
+
+// tooManyCalls is the tool error of a call past the per-round cap.
+func tooManyCalls(n int) string {
+	return fmt.Sprintf("error: not run — at most %d tool calls are run per reply, and this reply asked for more. "+
+		"Ask again for the calls you still need in your next reply, a few at a time.", n)
 }

@@ -136,7 +136,7 @@ func TestRunResultCollectionsNeverNil(t *testing.T) {
 		}, sampleTask(root), StopMissingCompletion, nil, 0},
 		{"accepted at once", func(t *testing.T) ChatModel {
 			return newFakeLLM(t, llmfake.Script(llmfake.Tools(llmfake.ToolCall("submit_verdict",
-				map[string]any{"verdict": "refuted", "confidence": 0.1, "reasoning": "guarded", "evidence": []any{}})))).model()
+				map[string]any{"verdict": "refuted", "confidence": 0.1, "reasoning": "guarded", "evidence": []map[string]any{{"kind": "content_contains", "path": "internal/auth/session.go", "start_line": 10, "end_line": 10, "match": "sess := s.byID[id]", "required": true}}})))).model()
 		}, sampleTask(root), StopAccepted, nil, 0},
 	}
 	for _, tt := range tests {

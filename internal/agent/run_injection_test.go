@@ -56,7 +56,9 @@ func TestRunInjectionAndSecrets(t *testing.T) {
 	))
 	cfg := fastConfig()
 	cfg.MaxRounds, cfg.SearchBudget = 10, 10
-	res, err := Run(context.Background(), llm.model(), sampleTask(root), cfg)
+	task := sampleTask(root)
+	task.File, task.LineStart, task.LineEnd = "internal/auth/creds.go", 3, 3 // the confirming quote sits at the cited lines
+	res, err := Run(context.Background(), llm.model(), task, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -116,7 +116,7 @@ func TestRunRepeatCycle(t *testing.T) {
 		t.Errorf("verdict = %s %.2f, want inconclusive 0.40", res.Verdict, res.Confidence)
 	}
 	reqs := llm.requests()
-	if got := lastUserMessage(reqs[3]); !strings.Contains(got, "same call 3 times") {
+	if got := lastUserMessage(reqs[3]); !strings.Contains(got, "same call and getting the same results") {
 		t.Errorf("4th request's last user message = %q, want the repeat reminder", got)
 	}
 	if got := lastUserMessage(reqs[2]); strings.Contains(got, "same call") {
@@ -132,7 +132,7 @@ func TestRunRepeatResetByDifferentCall(t *testing.T) {
 	}
 	read := llmfake.Tools(llmfake.ToolCall("read_file", map[string]any{"path": "README.md"}))
 	llm := newFakeLLM(t, llmfake.Script(grep(), grep(), grep(), read, grep(), grep(), llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
-		"verdict": "refuted", "confidence": 0.6, "reasoning": "callers check the id first", "evidence": []any{},
+		"verdict": "refuted", "confidence": 0.6, "reasoning": "callers check the id first", "evidence": []map[string]any{{"kind": "content_contains", "path": "internal/auth/session.go", "start_line": 10, "end_line": 10, "match": "sess := s.byID[id]", "required": true}},
 	}))))
 	res, err := Run(context.Background(), llm.model(), sampleTask(root), fastConfig())
 	if err != nil {

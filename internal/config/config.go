@@ -184,19 +184,20 @@ type Manager struct {
 
 // Expert configures the expert agent runtime.
 type Expert struct {
-	MaxRounds            int           `yaml:"max_rounds"`             // default 22
-	SearchBudget         int           `yaml:"search_budget"`          // default 12
-	GracefulExitRounds   int           `yaml:"graceful_exit_rounds"`   // default 2
-	RepeatThreshold      int           `yaml:"repeat_threshold"`       // default 3
-	MaxMissingCompletion int           `yaml:"max_missing_completion"` // default 3
-	AcceptFailFactor     float64       `yaml:"accept_fail_factor"`     // default 0.5
-	ConvergenceRounds    int           `yaml:"convergence_rounds"`     // default 3: rounds with nothing new → convergence nudge, and the phase rules
-	BudgetWarningAt      float64       `yaml:"budget_warning_at"`      // default 0.7: fraction of max_rounds that brings the budget warning
-	ReflectionEvery      int           `yaml:"reflection_every"`       // default 6: rounds between reflection nudges
-	ReadTimeout          time.Duration `yaml:"read_timeout"`           // default 5s: first time budget of read_file / list_dir
-	ScanTimeout          time.Duration `yaml:"scan_timeout"`           // default 15s: first time budget of grep / find_symbol
-	MaxToolTimeout       time.Duration `yaml:"max_tool_timeout"`       // default 60s: cap of the doubling after timeouts
-	RunTimeout           time.Duration `yaml:"run_timeout"`            // default 5m
+	MaxRounds            int           `yaml:"max_rounds"`               // default 22
+	SearchBudget         int           `yaml:"search_budget"`            // default 12
+	GracefulExitRounds   int           `yaml:"graceful_exit_rounds"`     // default 2
+	RepeatThreshold      int           `yaml:"repeat_threshold"`         // default 3
+	MaxMissingCompletion int           `yaml:"max_missing_completion"`   // default 3
+	MaxToolCallsPerRound int           `yaml:"max_tool_calls_per_round"` // default 8: further calls of one reply get a tool error
+	AcceptFailFactor     float64       `yaml:"accept_fail_factor"`       // default 0.5
+	ConvergenceRounds    int           `yaml:"convergence_rounds"`       // default 3: rounds with nothing new → convergence nudge, and the phase rules
+	BudgetWarningAt      float64       `yaml:"budget_warning_at"`        // default 0.7: fraction of max_rounds that brings the budget warning
+	ReflectionEvery      int           `yaml:"reflection_every"`         // default 6: rounds between reflection nudges
+	ReadTimeout          time.Duration `yaml:"read_timeout"`             // default 5s: first time budget of read_file / list_dir
+	ScanTimeout          time.Duration `yaml:"scan_timeout"`             // default 15s: first time budget of grep / find_symbol
+	MaxToolTimeout       time.Duration `yaml:"max_tool_timeout"`         // default 60s: cap of the doubling after timeouts
+	RunTimeout           time.Duration `yaml:"run_timeout"`              // default 5m
 	// SnapshotDir caches head snapshots for the agent's tools (default: the OS cache dir).
 	SnapshotDir string `yaml:"snapshot_dir"`
 	// SandboxDeny lists globs of paths the agent's tools never read, list or
@@ -314,7 +315,7 @@ func Default() Config {
 		},
 		Expert: Expert{
 			MaxRounds: 22, SearchBudget: 12, GracefulExitRounds: 2, RepeatThreshold: 3,
-			MaxMissingCompletion: 3, AcceptFailFactor: 0.5, RunTimeout: 5 * time.Minute,
+			MaxMissingCompletion: 3, MaxToolCallsPerRound: 8, AcceptFailFactor: 0.5, RunTimeout: 5 * time.Minute,
 			ConvergenceRounds: 3, BudgetWarningAt: 0.7, ReflectionEvery: 6,
 			ReadTimeout: 5 * time.Second, ScanTimeout: 15 * time.Second, MaxToolTimeout: time.Minute,
 			SandboxDeny: []string{},

@@ -63,6 +63,7 @@ func (c Config) Validate() error {
 		bad("worker.heartbeat_ttl", "must be longer than worker.heartbeat_interval (%s), got %s", c.Worker.HeartbeatInterval, c.Worker.HeartbeatTTL)
 	}
 	positive("expert.max_rounds", c.Expert.MaxRounds)
+	positive("expert.max_tool_calls_per_round", c.Expert.MaxToolCallsPerRound)
 	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)
 	if f := c.Expert.AcceptFailFactor; f <= 0 || f > 1 {
 		bad("expert.accept_fail_factor", "must be above 0 and at most 1, got %v", f)

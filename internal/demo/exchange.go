@@ -110,7 +110,8 @@ func intentReply(req openai.ChatCompletionRequest) llmfake.Reply {
 			line := r.line()
 			findings = append(findings, map[string]any{
 				"risk_type": r.Risk, "file": r.File, "line_start": line, "line_end": line,
-				"description": r.Description, "suggestion": r.Suggestion, "severity": r.Severity, "confidence": r.Confidence,
+				"description": r.Description, "suggestion": r.Suggestion, "quote": r.Match, "fix": "",
+				"severity": r.Severity, "confidence": r.Confidence,
 			})
 		}
 	}

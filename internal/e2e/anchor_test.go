@@ -28,7 +28,7 @@ func TestFindingOutsideTheFileIsNeverReported(t *testing.T) {
 			// api/auth.go has 15 lines; line 14 changed.
 			return llmfake.JSON(map[string]any{"findings": []map[string]any{{
 				"risk_type": "robustness", "file": "api/auth.go", "line_start": 17, "line_end": 18,
-				"description": "phantom nil dereference", "suggestion": "check", "severity": "critical", "confidence": 0.99,
+				"description": "phantom nil dereference", "suggestion": "check", "quote": "", "fix": "", "severity": "critical", "confidence": 0.99,
 			}}})
 		case "reviewfleet_verify":
 			return llmfake.JSON(map[string]any{"anchored": true, "evidence": "trust me", "adjusted_confidence": 0.99})

@@ -147,10 +147,18 @@ func TestReviewEndToEnd(t *testing.T) {
 			t.Errorf("no %s verdict rows", st)
 		}
 	}
+	expertSaid := map[int64]string{}
+	for _, v := range byStage[review.StageExpert] {
+		expertSaid[v.FindingID] = v.Verdict
+	}
 	for _, v := range byStage[review.StageEval] {
+		// Eval only raises what the expert confirmed (README, the confidence rule).
 		want := map[string]float64{
-			"confirmed": max(v.ConfidenceBefore, 0.7), "disputed": 0.3, "uncertain": 0.8 * v.ConfidenceBefore,
+			"confirmed": v.ConfidenceBefore, "disputed": min(v.ConfidenceBefore, 0.3), "uncertain": 0.8 * v.ConfidenceBefore,
 		}[v.Verdict]
+		if v.Verdict == review.VerdictConfirmed && expertSaid[v.FindingID] == review.VerdictConfirmed {
+			want = max(v.ConfidenceBefore, 0.7)
+		}
 		if diff := v.ConfidenceAfter - want; diff > 1e-9 || diff < -1e-9 {
 			t.Errorf("eval %s of finding %d: confidence %v → %v, want %v", v.Verdict, v.FindingID, v.ConfidenceBefore, v.ConfidenceAfter, want)
 		}

@@ -92,8 +92,8 @@ func (m *secretModel) handle(_ context.Context, req openai.ChatCompletionRequest
 		return llmfake.JSON(map[string]any{"findings": []any{map[string]any{
 			"file": "config/aws.go", "line_start": n, "line_end": n, "risk_type": "authorization",
 			"description": "A hard-coded AWS secret access key is committed in the source.",
-			"suggestion":  "Load the key from the environment or a secret store and rotate it.",
-			"severity":    "critical", "confidence": 0.95,
+			"suggestion":  "Load the key from the environment or a secret store and rotate it.", "quote": "", "fix": "",
+			"severity": "critical", "confidence": 0.95,
 		}}})
 	case "reviewfleet_verify":
 		return llmfake.JSON(map[string]any{"evidence": "the marker stands on the cited line", "anchored": true, "adjusted_confidence": 0.95})
@@ -108,7 +108,7 @@ func (m *secretModel) handle(_ context.Context, req openai.ChatCompletionRequest
 		n, _ := strconv.Atoi(loc[2])
 		return llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
 			"verdict": "confirmed", "confidence": 0.95, "reasoning": "a secret is hard-coded",
-			"evidence": []map[string]any{{"kind": "content_contains", "path": loc[1], "start_line": n, "end_line": n, "match": "[REDACTED:aws-secret:1]", "required": true}},
+			"evidence": []map[string]any{{"kind": "content_contains", "path": loc[1], "start_line": n, "end_line": n, "match": `const awsSecretAccessKey = "[REDACTED:aws-secret:1]"`, "required": true}},
 		}))
 	}
 	return llmfake.FromSchema(req)

@@ -163,7 +163,7 @@ func TestStructuredRepairSucceeds(t *testing.T) {
 	if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[2].Content != bad {
 		t.Fatalf("repair messages = %+v", msgs)
 	}
-	if !strings.Contains(msgs[3].Content, "$.findings[0].line_start: expected integer, got string") {
+	if !strings.Contains(msgs[3].Content, "$.findings[0].line_start: got string, want integer") {
 		t.Errorf("repair prompt lacks the validation error: %q", msgs[3].Content)
 	}
 	if reqs[1].ResponseFormat == nil || reqs[1].ResponseFormat.JSONSchema == nil {
@@ -186,7 +186,7 @@ func TestStructuredInvalidTwice(t *testing.T) {
 	if !errors.As(err, &inv) {
 		t.Fatalf("err = %v, want InvalidReplyError", err)
 	}
-	if inv.Raw != `{"findings": "none"}` || !strings.Contains(inv.Reason, "$.findings: expected array, got string") {
+	if inv.Raw != `{"findings": "none"}` || !strings.Contains(inv.Reason, "$.findings: got string, want array") {
 		t.Errorf("InvalidReplyError = %+v", inv)
 	}
 	if !IsPermanent(err) {

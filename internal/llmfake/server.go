@@ -26,6 +26,9 @@ type Reply struct {
 	Content string
 	// ToolCalls are returned with finish_reason "tool_calls".
 	ToolCalls []openai.ToolCall
+	// Reasoning is returned as the message's reasoning_content (the
+	// thinking of reasoning models).
+	Reasoning string
 	// Status 0 or 200 answers normally; anything else answers with an
 	// OpenAI-style error body and this status.
 	Status int
@@ -206,9 +209,10 @@ func (s *Server) completion(req openai.ChatCompletionRequest, reply Reply) opena
 		Choices: []openai.ChatCompletionChoice{{
 			Index: 0,
 			Message: openai.ChatCompletionMessage{
-				Role:      openai.ChatMessageRoleAssistant,
-				Content:   reply.Content,
-				ToolCalls: reply.ToolCalls,
+				Role:             openai.ChatMessageRoleAssistant,
+				Content:          reply.Content,
+				ReasoningContent: reply.Reasoning,
+				ToolCalls:        reply.ToolCalls,
 			},
 			FinishReason: finish,
 		}},

@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
@@ -36,9 +37,15 @@ func (s *Set) IntentChunkedSystem(packs []Pack) string {
 	return s.join(append([]string{s.files[fileIntentCore], s.files[fileIntentChunked]}, s.packTexts(packs)...))
 }
 
-// VerifySystem returns the system prompt of the verify stage.
-func (s *Set) VerifySystem() string {
-	return s.files[fileVerify]
+// FloorPlaceholder in the verify prompt is replaced by the configured
+// confidence floor (harness.verify_confidence_floor), so the prompt never
+// states a number the pipeline does not apply (issue 11 point 6).
+const FloorPlaceholder = "{{floor}}"
+
+// VerifySystem returns the system prompt of the verify stage, with the
+// confidence floor of unanchored findings filled in.
+func (s *Set) VerifySystem(floor float64) string {
+	return strings.ReplaceAll(s.files[fileVerify], FloorPlaceholder, strconv.FormatFloat(floor, 'f', -1, 64))
 }
 
 // ExpertSystem returns the expert system prompt for a finding of the given

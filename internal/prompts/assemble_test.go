@@ -52,6 +52,8 @@ func TestSinglePackPromptsAreShorter(t *testing.T) {
 		PackIntent:        {"a.py", hunkOf(`+start = datetime.now()`)},
 		PackLifecycle:     {"a.js", hunkOf(`+const timer = setInterval(poll, 1000);`)},
 		PackRobustness:    {"a.go", hunkOf(`+	if cfg == nil {`)},
+		PackMemorySafety:  {"a.rs", hunkOf(`+    let v = unsafe { *ptr };`)},
+		PackResourceLeak:  {"a.go", hunkOf(`+	ctx, cancel := context.WithTimeout(parent, d)`)},
 	}
 	for _, p := range AllPacks {
 		d := diffs[p]
@@ -165,7 +167,7 @@ func TestStageSystemsAreDistinct(t *testing.T) {
 	t.Parallel()
 	s := mustLoad(t)
 	prompts := map[string]string{
-		"verify": s.VerifySystem(),
+		"verify": s.VerifySystem(0.3),
 		"eval":   s.EvalSystem(),
 		"expert": s.ExpertSystem(review.Intent, nil),
 		"intent": s.IntentSystemFull(),

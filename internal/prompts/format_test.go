@@ -49,7 +49,7 @@ func TestNumberedLineFormatMatchesSource(t *testing.T) {
 	s := mustLoad(t)
 	want := strings.TrimSuffix(source.Format([]source.Line{{No: 41, Text: "code"}}), "\n")
 	core, _ := s.File(fileIntentCore)
-	for name, text := range map[string]string{"intent_core": core, "verify": s.VerifySystem(), "eval": s.EvalSystem()} {
+	for name, text := range map[string]string{"intent_core": core, "verify": s.VerifySystem(0.3), "eval": s.EvalSystem()} {
 		if !strings.Contains(text, `"`+strings.Replace(want, "41", "57", 1)+`"`) && !strings.Contains(text, `"`+want+`"`) {
 			t.Errorf("%s does not show numbered lines as internal/source renders them (%q)", name, want)
 		}

@@ -19,11 +19,13 @@ const (
 	PackIntent        Pack = "intent"
 	PackLifecycle     Pack = "lifecycle"
 	PackRobustness    Pack = "robustness"
+	PackMemorySafety  Pack = "memory_safety"
+	PackResourceLeak  Pack = "resource_leak"
 )
 
 // AllPacks lists every pack in sorted order. It is what the detector returns
 // when it finds no signal, and what the fixed (full) prompt carries.
-var AllPacks = []Pack{PackAuthorization, PackConcurrency, PackIntent, PackLifecycle, PackRobustness}
+var AllPacks = []Pack{PackAuthorization, PackConcurrency, PackIntent, PackLifecycle, PackMemorySafety, PackResourceLeak, PackRobustness}
 
 // Hit is one detector signal that fired, with the first diff line that
 // fired it. Hits explain a pack selection in logs and tests.
@@ -119,7 +121,31 @@ func detect(path, diffText string) (hits []Hit, code bool) {
 			hits = append(hits, Hit{Signal: s.name, Pack: s.pack, Line: line})
 		}
 	}
+	if len(hits) > 0 && !slices.ContainsFunc(hits, func(h Hit) bool { return h.Pack == PackAuthorization }) && isAuthPath(path) {
+		// Code in an auth, credential or permission file keeps the
+		// authorization pack whatever its lines say (issue 11 point 6):
+		// other signals must not push it out.
+		hits = append(hits, Hit{Signal: "auth path", Pack: PackAuthorization, Line: path})
+	}
 	return hits, true
+}
+
+// authPathWords are path words of files whose code decides who may do what.
+var authPathWords = []string{"auth", "authn", "authz", "login", "logout", "session", "sessions", "password", "passwords",
+	"credential", "credentials", "secret", "secrets", "token", "tokens", "permission", "permissions", "acl", "rbac",
+	"oauth", "jwt", "sso", "saml", "policy", "policies", "role", "roles", "middleware", "crypto", "signin", "signup"}
+
+// isAuthPath reports whether a word of path (directories and base name,
+// split like identifiers) is an auth word.
+func isAuthPath(path string) bool {
+	for _, part := range strings.FieldsFunc(strings.ToLower(path), func(r rune) bool {
+		return r == '/' || r == '\\' || r == '.' || r == '_' || r == '-'
+	}) {
+		if slices.Contains(authPathWords, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // Languages the detector tells apart, keyed by file extension. Files with

@@ -45,7 +45,7 @@ func TestDetectPacks(t *testing.T) {
 			`+    return tags`), []Pack{PackLifecycle}},
 		{"go open and deferred close", "store/file.go", hunkOf(
 			`+	f, err := os.Open(path)`,
-			`+	defer f.Close()`), []Pack{PackLifecycle}},
+			`+	defer f.Close()`), []Pack{PackLifecycle, PackResourceLeak}},
 		{"react effect with listener", "web/Chart.tsx", hunkOf(
 			`+  useEffect(() => {`,
 			`+    window.addEventListener("resize", onResize);`,
@@ -55,7 +55,7 @@ func TestDetectPacks(t *testing.T) {
 		{"spring pre-authorize", "src/AdminController.java", hunkOf(
 			`+    @PreAuthorize("hasRole('ADMIN')")`), []Pack{PackAuthorization}},
 		{"outbound http in go", "client/get.go", hunkOf(
-			`+	resp, err := http.Get(url)`), []Pack{PackAuthorization}},
+			`+	resp, err := http.Get(url)`), []Pack{PackAuthorization, PackResourceLeak}},
 		{"go nil check", "user/find.go", hunkOf(
 			`+	if user == nil {`,
 			`+		return ErrNotFound`,
@@ -239,6 +239,52 @@ func TestSplitIdent(t *testing.T) {
 	for in, want := range tests {
 		if got := strings.Join(splitIdent(in), " "); got != want {
 			t.Errorf("splitIdent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Issue 11 point 6 (seed 000's progressive context must not lose the
+// pack a change needs): a change touching authentication keeps the
+// authorization pack even when other signals fire.
+func TestAuthChangesKeepTheAuthorizationPack(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, path, diff string }{
+		{"removed auth middleware", "internal/api/router.go", hunkOf(
+			`-	r.Use(requireAuth)`,
+			`+	for i := 0; i < len(routes); i++ {`)},
+		{"boundary change in an auth file", "internal/auth/session.go", hunkOf(
+			`+	if len(parts) > 2 {`)},
+		{"login handler", "web/handlers.py", hunkOf(
+			`+def login_view(request):`,
+			`+    user = User.objects.get(name=request.POST["name"])`)},
+	}
+	for _, tt := range tests {
+		if got := DetectPacks(tt.path, tt.diff); !slices.Contains(got, PackAuthorization) {
+			t.Errorf("%s: packs %v lack authorization", tt.name, got)
+		}
+	}
+}
+
+// Issue 11, "Prompts": memory safety (C/C++, unsafe Rust, cgo) and
+// resource leaks are risk types with packs of their own (seed 000's
+// progressive context selects them from the change).
+func TestMemorySafetyAndResourceLeakPacks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, path, diff string
+		want             Pack
+	}{
+		{"c buffer copy", "src/buf.c", hunkOf(`+    memcpy(dst, src, len);`), PackMemorySafety},
+		{"c++ delete", "src/node.cpp", hunkOf(`+    delete node;`), PackMemorySafety},
+		{"unsafe rust", "src/lib.rs", hunkOf(`+    let s = std::slice::from_raw_parts(p, n);`), PackMemorySafety},
+		{"cgo", "pkg/c.go", hunkOf(`+	C.free(unsafe.Pointer(cs))`), PackMemorySafety},
+		{"response body", "pkg/fetch.go", hunkOf(`+	resp, err := http.Get(u)`), PackResourceLeak},
+		{"cancel func", "pkg/run.go", hunkOf(`+	ctx, _ = context.WithCancel(ctx)`), PackResourceLeak},
+		{"python file", "tool/read.py", hunkOf(`+    f = open(path)`), PackResourceLeak},
+	}
+	for _, tt := range tests {
+		if got := DetectPacks(tt.path, tt.diff); !slices.Contains(got, tt.want) {
+			t.Errorf("%s: packs %v lack %s", tt.name, got, tt.want)
 		}
 	}
 }

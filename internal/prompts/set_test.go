@@ -36,8 +36,8 @@ func TestLoadOverrideReplacesFile(t *testing.T) {
 	if strings.Contains(got, packText(t, def, PackRobustness)) {
 		t.Error("embedded robustness pack still present")
 	}
-	if s.VerifySystem() != "Verify the finding." {
-		t.Errorf("VerifySystem = %q", s.VerifySystem())
+	if s.VerifySystem(0.3) != "Verify the finding." {
+		t.Errorf("VerifySystem = %q", s.VerifySystem(0.3))
 	}
 	if s.EvalSystem() != def.EvalSystem() {
 		t.Error("a file without override changed")

@@ -148,7 +148,10 @@ var signals = []signal{
 	{name: "permission vocabulary", pack: PackAuthorization,
 		match: anyWords("admin", "admins", "superuser", "is admin", "permission", "permissions", "role", "roles",
 			"authorize", "authorized", "unauthorized", "authorization", "authz", "authenticate", "authenticated",
-			"rbac", "acl", "forbidden", "current user", "tenant", "tenant id")},
+			"rbac", "acl", "forbidden", "current user", "tenant", "tenant id",
+			// Issue 11 point 6: a change to auth, login or signing code
+			// said in these words lost the authorization pack.
+			"auth", "authn", "login", "logout", "signin", "sign in", "sso", "saml", "ldap", "hmac", "privilege", "privileges")},
 	{name: "access-control annotations", pack: PackAuthorization,
 		match: anyLine(`@(PreAuthorize|PostAuthorize|Secured|RolesAllowed|PermitAll|DenyAll|login_required|permission_required)\b|` +
 			`\b(skip_)?before_action\b|\bpermission_classes\b|\bauthorize!|\bcan\?|\[Authorize|\[AllowAnonymous|\.permit\(`)},
@@ -177,6 +180,23 @@ var signals = []signal{
 		match: anyLine(`\bfunc init\(\)|__init__|__del__|__enter__|__exit__|\bconstructor\(|\bcomponent(DidMount|WillUnmount)\b|` +
 			`\bngOn(Init|Destroy)\b|\bon(Create|Destroy|Start|Stop)\(|\b(setUp|tearDown)\b|@(PostConstruct|PreDestroy)\b|` +
 			`\b(initialize|finalize|teardown|shutdown|Shutdown|dispose|cleanup|Cleanup)\b`)},
+
+	// Memory safety: C/C++, unsafe Rust, cgo and Go's unsafe.
+	{name: "c memory calls", pack: PackMemorySafety, langs: []string{"c"},
+		match: anyLine(`\b(malloc|calloc|realloc|free|memcpy|memmove|memset|strcpy|strncpy|strcat|strncat|sprintf|gets|alloca)\s*\(|` +
+			`\bnew\s+\w+\s*\[|\bdelete\s*(\[\])?\s*\w|\b(reinterpret_cast|const_cast)\b|\[\s*\w+\s*\]\s*=`)},
+	{name: "unsafe rust", pack: PackMemorySafety, langs: []string{"rust"},
+		match: anyLine(`\bunsafe\b|\*(const|mut)\s+\w|\bptr::|\btransmute\b|\bfrom_raw(_parts)?\b|\.as_(mut_)?ptr\(|\bMaybeUninit\b|\bget_unchecked(_mut)?\(`)},
+	{name: "cgo and go unsafe", pack: PackMemorySafety, langs: []string{"go"},
+		match: anyLine(`^\s*import\s+"C"|\bC\.[A-Za-z_]\w*|\bunsafe\.(Pointer|Slice|String|StringData|SliceData|Add)\b|\breflect\.(SliceHeader|StringHeader)\b`)},
+
+	// Resource leaks: acquired, never released.
+	{name: "acquired resource", pack: PackResourceLeak,
+		match: anyLine(`\bos\.(Open|OpenFile|Create|CreateTemp|MkdirTemp)\(|\bnet\.(Dial|Listen)\w*\(|\bsql\.Open\(|\.(Query|QueryContext)\(|` +
+			`\bhttp\.(Get|Post|Head)\(|\.Do\(req|\bfopen\(|\bsocket\(|\bopen\(|\bcreateReadStream\(|\bcreateWriteStream\(|` +
+			`\bnew (FileInputStream|FileOutputStream|FileReader|FileWriter|Socket|RandomAccessFile|BufferedReader)\b|\bgetConnection\(`)},
+	{name: "tickers and cancellable contexts", pack: PackResourceLeak, langs: []string{"go"},
+		match: anyLine(`\btime\.(NewTicker|Tick)\(|\bcontext\.With(Cancel|Timeout|Deadline)\w*\(`)},
 
 	// Intent: semantic consistency with the change's purpose.
 	{name: "mixed boolean operators", pack: PackIntent,

@@ -66,7 +66,7 @@ func TestWriteStatsTable(t *testing.T) {
 		"d.md  none (no code)", "files: 4 (signals 2, fallback to all packs 1, no code 1)\n",
 		"mean reduction: lines 32.5%, chars 37.5%\n",
 		"mean reduction where a signal fired: lines 35.0%, chars 40.0%\n", "files with line reduction >= 30%: 2\n",
-		"files per pack: authorization 1, concurrency 3, intent 1, lifecycle 1, robustness 2\n",
+		"files per pack: authorization 1, concurrency 3, intent 1, lifecycle 1, memory_safety 1, resource_leak 1, robustness 2\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

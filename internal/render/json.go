@@ -141,6 +141,8 @@ type jsonFinding struct {
 	Confidence  float64       `json:"confidence"`
 	Description string        `json:"description"`
 	Suggestion  string        `json:"suggestion"`
+	Quote       string        `json:"quote,omitempty"`
+	Fix         string        `json:"fix,omitempty"`
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
 	MergedInto  int64         `json:"merged_into"`
@@ -260,6 +262,8 @@ func toJSONFindings(fs []Finding, first int) []jsonFinding {
 			Confidence:  f.Confidence,
 			Description: f.Description,
 			Suggestion:  f.Suggestion,
+			Quote:       f.Quote,
+			Fix:         f.Fix,
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
 			MergedInto:  f.MergedInto,
@@ -301,6 +305,8 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				LineEnd:     j.LineEnd,
 				Description: j.Description,
 				Suggestion:  j.Suggestion,
+				Quote:       j.Quote,
+				Fix:         j.Fix,
 				Severity:    review.Severity(j.Severity),
 				Confidence:  j.Confidence,
 				Status:      review.FindingStatus(j.Status),

@@ -265,6 +265,7 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 		// still forms a valid block.
 		b.WriteString("**Suggestion:**\n" + s + "\n\n")
 	}
+	writeFix(b, f.Fix)
 	if len(f.Code) > 0 {
 		ex := capCode(f.Code)
 		writeCode(b, ex.Lines, start, end)

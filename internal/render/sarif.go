@@ -33,6 +33,8 @@ var ruleText = map[review.RiskType]struct{ name, short, full string }{
 	review.Intent:        {"IntentRisk", "Semantic consistency with the change's purpose", "Logic that does not do what the change sets out to do."},
 	review.Lifecycle:     {"LifecycleRisk", "State consistency", "State created, updated, cached or released inconsistently over an object's life."},
 	review.Static:        {"StaticRisk", "Syntax and static errors", "Code that does not compile, type-check or parse."},
+	review.MemorySafety:  {"MemorySafetyRisk", "Memory safety", "Out-of-bounds access, use after free, double free, uninitialised memory or unsound unsafe code."},
+	review.ResourceLeak:  {"ResourceLeakRisk", "Resource leaks", "Files, connections, response bodies, goroutines, timers or contexts acquired and never released."},
 }
 
 // SARIF encodes the reported findings (r.Findings) as a SARIF 2.1.0 log with
@@ -133,6 +135,7 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          sarifProperties   `json:"properties"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
 }
 
 type sarifLocation struct {
@@ -258,6 +261,7 @@ func resultFor(f Finding, ruleIndex int) sarifResult {
 		}}},
 		PartialFingerprints: map[string]string{fingerprintKey: Fingerprint(f.Finding)},
 		Properties:          props,
+		Fixes:               sarifFixes(f.Finding),
 	}
 }
 

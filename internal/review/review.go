@@ -19,10 +19,12 @@ const (
 	Intent        RiskType = "intent"        // semantic consistency with the change's purpose
 	Lifecycle     RiskType = "lifecycle"     // state consistency
 	Static        RiskType = "static"        // syntax / static errors
+	MemorySafety  RiskType = "memory_safety" // out-of-bounds, use-after-free, unsound unsafe code (C/C++, unsafe Rust, cgo)
+	ResourceLeak  RiskType = "resource_leak" // files, connections, goroutines, timers never released
 )
 
 // RiskTypes lists every risk type in a stable order.
-var RiskTypes = []RiskType{Robustness, Concurrency, Authorization, Intent, Lifecycle, Static}
+var RiskTypes = []RiskType{Robustness, Concurrency, Authorization, Intent, Lifecycle, Static, MemorySafety, ResourceLeak}
 
 // ParseRiskType normalises s and reports whether it names a known risk type.
 func ParseRiskType(s string) (RiskType, error) {
@@ -84,19 +86,24 @@ const (
 
 // Finding is one candidate risk raised by the intent stage.
 type Finding struct {
-	ID          int64         `json:"id"`
-	ReviewID    string        `json:"review_id"`
-	RiskType    RiskType      `json:"risk_type"`
-	File        string        `json:"file"`
-	LineStart   int           `json:"line_start"`
-	LineEnd     int           `json:"line_end"`
-	Description string        `json:"description"`
-	Suggestion  string        `json:"suggestion"`
-	Severity    Severity      `json:"severity"`
-	Confidence  float64       `json:"confidence"`
-	Status      FindingStatus `json:"status"`
-	DropReason  string        `json:"drop_reason,omitempty"`
-	MergedInto  int64         `json:"merged_into,omitempty"`
+	ID          int64    `json:"id"`
+	ReviewID    string   `json:"review_id"`
+	RiskType    RiskType `json:"risk_type"`
+	File        string   `json:"file"`
+	LineStart   int      `json:"line_start"`
+	LineEnd     int      `json:"line_end"`
+	Description string   `json:"description"`
+	Suggestion  string   `json:"suggestion"`
+	// Quote is the code the finding is about, as it reads in the head
+	// version; Fix is a proposed fix as a unified diff against it. Both
+	// are empty when the model gave none that checks out.
+	Quote      string        `json:"quote,omitempty"`
+	Fix        string        `json:"fix,omitempty"`
+	Severity   Severity      `json:"severity"`
+	Confidence float64       `json:"confidence"`
+	Status     FindingStatus `json:"status"`
+	DropReason string        `json:"drop_reason,omitempty"`
+	MergedInto int64         `json:"merged_into,omitempty"`
 }
 
 // Stage names a pipeline stage. The names are permanent identifiers: they are

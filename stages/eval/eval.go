@@ -1,8 +1,9 @@
 // Package eval is the independent quality gate. A reviewer that is not the
 // expert restates the expert's conclusion as a falsifiable claim, looks for
 // counter-evidence from a different angle, and answers confirmed, disputed
-// or uncertain. The stored confidence follows a fixed rule whatever number
-// the model gives: confirmed → max(expert, 0.7); disputed → 0.3;
+// or uncertain. The stored confidence follows review.Confidence whatever
+// number the model gives: confirmed → max(expert, 0.7) only when the expert
+// established the finding (else unchanged); disputed → min(expert, 0.3);
 // uncertain → 0.8 × expert.
 package eval
 
@@ -49,17 +50,17 @@ type reply struct {
 	FinalConfidence float64 `json:"final_confidence"`
 }
 
-// Apply is the eval gate's confidence rule. The model's own
-// final_confidence is recorded as evidence but never used.
-func Apply(expert float64, verdict string) (float64, string) {
+// Apply is the eval step of review.Confidence. The model's own
+// final_confidence is recorded as evidence but never used; an eval
+// "confirmed" raises only what the expert confirmed with accepted
+// evidence (seed 000's eval gate, issue 11 point 2).
+func Apply(before float64, expertVerdict, verdict string) (float64, string) {
 	switch verdict {
-	case review.VerdictConfirmed:
-		return max(expert, 0.7), verdict
-	case review.VerdictDisputed:
-		return 0.3, verdict
+	case review.VerdictConfirmed, review.VerdictDisputed:
 	default:
-		return review.ClampConfidence(0.8 * expert), review.VerdictUncertain
+		verdict = review.VerdictUncertain
 	}
+	return review.Confidence(review.Outcome{Start: before, Expert: expertVerdict, ExpertConfidence: before, Floor: before, Eval: verdict}), verdict
 }
 
 // Work handles one eval item.
@@ -69,8 +70,16 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		return err
 	}
 	r, cfg, f := t.Review, t.Config, t.Finding
+	expertVerdict := ""
+	ev, err := h.Store.GetVerdict(ctx, f.ID, review.StageExpert)
+	switch {
+	case err == nil:
+		expertVerdict = ev.Verdict
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
 	fence := untrusted.New()
-	user, err := h.userMessage(ctx, r.ID, f, fence)
+	user, err := h.userMessage(ctx, r.ID, f, ev, fence)
 	if err != nil {
 		return err
 	}
@@ -87,8 +96,8 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		}
 		return err
 	}
-	after, verdict := Apply(f.Confidence, strings.ToLower(strings.TrimSpace(out.Verdict)))
-	ev, _ := json.Marshal([]string{
+	after, verdict := Apply(f.Confidence, expertVerdict, strings.ToLower(strings.TrimSpace(out.Verdict)))
+	evidence, _ := json.Marshal([]string{
 		"claim: " + strings.TrimSpace(out.Claim),
 		"counter-evidence: " + strings.TrimSpace(out.CounterEvidence),
 		fmt.Sprintf("model's own confidence: %.2f (not used)", out.FinalConfidence),
@@ -96,35 +105,37 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	return h.Store.FinishVerdictItem(ctx, p.Item, store.Verdict{
 		ReviewID: r.ID, FindingID: f.ID, Stage: review.StageEval, Verdict: verdict,
 		ConfidenceBefore: f.Confidence, ConfidenceAfter: after, Reason: strings.TrimSpace(out.Reason),
-		Evidence: ev, Model: model, TokensIn: usage.PromptTokens, TokensOut: usage.CompletionTokens,
+		Evidence: evidence, Model: model, TokensIn: usage.PromptTokens, TokensOut: usage.CompletionTokens,
 		Latency: usage.Latency,
 	}, nil)
 }
 
-// userMessage gives the reviewer the expert's conclusion, the code and the
-// change — but not the expert's prompt.
-func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, fence untrusted.Fence) (string, error) {
+// userMessage gives the reviewer the claim and the evidence the expert's
+// checks established — not the expert's prompt nor its reasoning, on
+// which a second reader would anchor (issue 11, "Prompts") — and says
+// exactly what else it has: the cited lines with 25 lines either side and
+// the change to the file. It has no tools.
+func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, expert store.Verdict, fence untrusted.Fence) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Expert conclusion under review:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- expert confidence: %.2f\n- conclusion: %s\n",
+	fmt.Fprintf(&b, "Claim under review:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence so far: %.2f\n- claim: %s\n",
 		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
 	if f.Suggestion != "" {
 		fmt.Fprintf(&b, "- suggested fix: %s\n", f.Suggestion)
 	}
-	switch v, err := h.Store.GetVerdict(ctx, f.ID, review.StageExpert); {
-	case err == nil:
-		fmt.Fprintf(&b, "- expert verdict: %s — %s\n", v.Verdict, v.Reason)
+	if expert.Verdict != "" {
+		fmt.Fprintf(&b, "- expert verdict: %s\n", expert.Verdict)
 		var ev []string
-		if json.Unmarshal(v.Evidence, &ev) == nil {
+		if json.Unmarshal(expert.Evidence, &ev) == nil {
 			for _, e := range ev {
-				fmt.Fprintf(&b, "  - evidence: %s\n", e)
+				fmt.Fprintf(&b, "  - evidence checked against the repository: %s\n", e)
 			}
 		}
-	case !errors.Is(err, store.ErrNotFound):
-		return "", err
 	}
+	b.WriteString("\nWhat you have: the cited lines of the head version with 25 lines either side, and the change to this file. " +
+		"You have no tools and cannot read other files: when the claim depends on code you cannot see, answer uncertain.\n")
 	file, err := h.Store.GetFile(ctx, reviewID, f.File)
 	if errors.Is(err, store.ErrNotFound) {
-		return b.String(), nil // a finding without a stored file is judged on the conclusion alone
+		return b.String(), nil // a finding without a stored file is judged on the claim alone
 	}
 	if err != nil {
 		return "", fmt.Errorf("load %s for eval: %w", f.File, err)

@@ -24,16 +24,20 @@ func TestApplyFollowsTheRuleWhateverTheModelSays(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		expert  float64
+		by      string // the expert's verdict
 		verdict string
 		want    float64
 	}{
-		{0.9, "confirmed", 0.9}, {0.5, "confirmed", 0.7}, {0.7, "confirmed", 0.7},
-		{0.95, "disputed", 0.3}, {0.1, "disputed", 0.3},
-		{0.9, "uncertain", 0.72}, {0.5, "uncertain", 0.4},
-		{0.5, "nonsense", 0.4},
+		{0.9, "confirmed", "confirmed", 0.9}, {0.5, "confirmed", "confirmed", 0.7}, {0.7, "confirmed", "confirmed", 0.7},
+		// Issue 11 point 2: eval only confirms what the expert established;
+		// disputed ends at min(expert, 0.3).
+		{0.5, "inconclusive", "confirmed", 0.5}, {0.5, "", "confirmed", 0.5},
+		{0.95, "confirmed", "disputed", 0.3}, {0.1, "confirmed", "disputed", 0.1},
+		{0.9, "confirmed", "uncertain", 0.72}, {0.5, "inconclusive", "uncertain", 0.4},
+		{0.5, "confirmed", "nonsense", 0.4},
 	}
 	for _, c := range cases {
-		got, _ := eval.Apply(c.expert, c.verdict)
+		got, _ := eval.Apply(c.expert, c.by, c.verdict)
 		if d := got - c.want; d > 1e-9 || d < -1e-9 {
 			t.Errorf("Apply(%v, %s) = %v, want %v", c.expert, c.verdict, got, c.want)
 		}

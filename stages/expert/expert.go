@@ -111,7 +111,12 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		// structured verdict, still checked by the accept gate. Whatever it
 		// gives is recorded, not retried.
 		if res, err = h.single(ctx, meta, task, ac); err != nil {
-			return err
+			if !errors.Is(err, pipeline.ErrPermanent) {
+				return err
+			}
+			// The fallback failed for good: a failed check, recorded
+			// with its reason and lowering the finding (issue 11).
+			res = agent.Result{StopReason: agent.StopError, Err: err, Error: err.Error(), Rounds: 1}
 		}
 		transient = false
 	}
@@ -122,7 +127,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		// confidence. Permanent errors are recorded at once.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
 	}
-	after, verdict := Apply(f.Confidence, res)
+	after, verdict := Apply(f.Confidence, cfg.Harness.VerifyConfidenceFloor, res)
 	ev := evidence(res)
 	v := store.Verdict{
 		ReviewID: r.ID, FindingID: f.ID, Stage: review.StageExpert, Verdict: verdict,
@@ -132,31 +137,29 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	return h.Store.FinishVerdictItem(ctx, p.Item, v, runRecord(f.ID, res))
 }
 
-// Apply maps an agent result onto the finding's confidence. The agent's
-// confidence is how likely the finding is a real defect. Only a run that
-// ends accepted — its evidence checked against the snapshot — can raise
-// it: a confirmed verdict takes the agent's confidence, a refuted one caps
-// the finding at 0.3. Every other ending is inconclusive and never raises
-// it: a verdict whose evidence failed the accept gate, or a run that
-// stopped on a cycle or without a verdict, takes the lowered confidence the
-// runtime gives. A timeout or an error says nothing about the finding: the
-// verdict is "failed" and the confidence stays as it was.
-func Apply(before float64, res agent.Result) (after float64, verdict string) {
-	c := review.ClampConfidence(res.Confidence)
+// Apply is the expert step of review.Confidence. Only a run that ends
+// accepted — its evidence checked against the snapshot — can raise the
+// finding: a confirmed verdict takes the agent's confidence, a refuted one
+// caps it at 0.3. Every other ending is inconclusive: a verdict whose
+// evidence failed the accept gate, or a run that stopped on a cycle or
+// without a verdict, was not established and ends at most at the floor
+// (and at the lowered confidence the runtime gives). A timeout or an error is a failed check (issue 11): the
+// verdict is "failed" and the finding ends at most at the floor, so a
+// finding nobody could check is never reported above the threshold.
+func Apply(before, floor float64, res agent.Result) (after float64, verdict string) {
+	outcome := review.VerdictInconclusive
+	verdict = review.VerdictInconclusive
 	switch res.StopReason {
 	case agent.StopAccepted:
-		switch res.Verdict {
-		case review.VerdictConfirmed:
-			return c, review.VerdictConfirmed
-		case review.VerdictRefuted:
-			return min(c, 0.3, before), review.VerdictRefuted
+		if res.Verdict == review.VerdictConfirmed || res.Verdict == review.VerdictRefuted {
+			outcome, verdict = res.Verdict, res.Verdict
 		}
-		return min(c, before), review.VerdictInconclusive
+	case agent.StopAcceptCheckFailed:
+		outcome = review.ExpertAcceptCheckFailed
 	case agent.StopTimeout, agent.StopError:
-		// No investigation took place: nothing for eval to cross-examine.
-		return before, review.VerdictFailed
+		outcome, verdict = review.VerdictFailed, review.VerdictFailed
 	}
-	return min(c, before), review.VerdictInconclusive
+	return review.Confidence(review.Outcome{Start: before, Floor: floor, Expert: outcome, ExpertConfidence: res.Confidence}), verdict
 }
 
 func agentConfig(cfg config.Config, model string, ignore func(string) bool) agent.Config {
@@ -167,6 +170,7 @@ func agentConfig(cfg config.Config, model string, ignore func(string) bool) agen
 	ac.GracefulExitRounds = cfg.Expert.GracefulExitRounds
 	ac.RepeatThreshold = cfg.Expert.RepeatThreshold
 	ac.MaxMissingCompletion = cfg.Expert.MaxMissingCompletion
+	ac.MaxToolCallsPerRound = cfg.Expert.MaxToolCallsPerRound
 	ac.AcceptFailFactor = cfg.Expert.AcceptFailFactor
 	ac.ConvergenceRounds = cfg.Expert.ConvergenceRounds
 	ac.BudgetWarningAt = cfg.Expert.BudgetWarningAt

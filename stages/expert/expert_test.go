@@ -17,6 +17,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/stages/expert"
+	"github.com/reviewfleet/reviewfleet/stages/report"
 )
 
 func TestMain(m *testing.M) {
@@ -125,15 +126,18 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 	}{
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "confirmed", Confidence: 0.9}, 0.5, 0.9, "confirmed"},
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "refuted", Confidence: 0.9}, 0.8, 0.3, "refuted"},
-		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.5, "inconclusive"},
+		// Issue 11: what the expert did not establish ends at most at the floor.
+		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
-		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.45, "inconclusive"},
-		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.4}, 0.8, 0.4, "inconclusive"},
-		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.8, "failed"},
-		{agent.Result{StopReason: agent.StopError, Confidence: 0.1}, 0.8, 0.8, "failed"},
+		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.3, "inconclusive"},
+		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.2}, 0.8, 0.2, "inconclusive"},
+		// Issue 11, point 1: a failed run lowers its finding to the floor, never raises it.
+		{agent.Result{StopReason: agent.StopTimeout, Confidence: 0.1}, 0.8, 0.3, "failed"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.9}, 0.8, 0.3, "failed"},
+		{agent.Result{StopReason: agent.StopError, Confidence: 0.9}, 0.2, 0.2, "failed"},
 	}
 	for _, c := range cases {
-		got, v := expert.Apply(c.before, c.res)
+		got, v := expert.Apply(c.before, 0.3, c.res)
 		if got != c.want || v != c.verdict {
 			t.Errorf("Apply(%v, %s/%s) = %v %s, want %v %s", c.before, c.res.StopReason, c.res.Verdict, got, v, c.want, c.verdict)
 		}
@@ -200,10 +204,59 @@ func TestFallbackOnlyForRealRefusals(t *testing.T) {
 		if len(req.Tools) > 0 {
 			return llmfake.Reply{Status: 400, Raw: `{"object":"error","message":"tool choice requires a flag on this server"}`}
 		}
-		return llmfake.JSON(map[string]any{"reasoning": "r", "verdict": "refuted", "confidence": 0.1, "evidence": []any{}})
+		return llmfake.JSON(map[string]any{"reasoning": "r", "verdict": "refuted", "confidence": 0.1, "evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return xs[0]", "required": true}}})
 	})
 	runs, _ := h2.Store.ListExpertRuns(context.Background(), f.ReviewID)
 	if runs[f.ID].StopReason != "accepted" || runs[f.ID].Rounds != 1 {
 		t.Fatalf("fallback run %+v", runs[f.ID])
+	}
+}
+
+// Issue 11, point 1 (seed 001: every run stores its true stop reason): an
+// expert run that fails lowers its finding below the threshold, never
+// leaves it as if unchecked, and is listed as a failed item with the reason.
+func TestFailedRunLowersItsFindingAndIsListedAsFailed(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Static(llmfake.Fail(401, "invalid api key")))
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || v.Verdict != review.VerdictFailed || v.ConfidenceAfter > 0.3 {
+		t.Fatalf("verdict %+v", v)
+	}
+	got, err := h.Store.GetFinding(context.Background(), f.ID)
+	if err != nil || got.Confidence > 0.3 {
+		t.Fatalf("finding confidence %v after a failed run (%v)", got.Confidence, err)
+	}
+	failed, err := h.Store.FailedItems(context.Background(), id)
+	if err != nil || len(failed) != 1 || failed[0].Stage != review.StageExpert || !strings.Contains(failed[0].Error, "invalid api key") {
+		t.Fatalf("failed items %+v (%v)", failed, err)
+	}
+}
+
+// Issue 11, "How it will be checked": a model that answers inconclusive,
+// or fails, during expert runs leaves no such finding above the threshold
+// in the report, and the failed run is counted as a failed item.
+func TestReportShowsNoUnestablishedFindingAndCountsFailedRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		reply  llmfake.Handler
+		failed int
+	}{
+		{"inconclusive", llmfake.Script(llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "inconclusive", "confidence": 0.95, "reasoning": "cannot tell", "evidence": []any{}}))), 0},
+		{"failing", llmfake.Static(llmfake.Fail(401, "invalid api key")), 1},
+	} {
+		id, _, h, _ := run(t, tc.reply)
+		rep, err := report.Build(ctx, h.Store, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 0 {
+			t.Errorf("%s: %d findings above the threshold: %+v", tc.name, len(rep.Findings), rep.Findings[0].Finding)
+		}
+		if len(rep.FailedItems) != tc.failed {
+			t.Errorf("%s: %d failed items, want %d", tc.name, len(rep.FailedItems), tc.failed)
+		}
 	}
 }

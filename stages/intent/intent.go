@@ -61,6 +61,8 @@ type reply struct {
 		LineEnd     int     `json:"line_end"`
 		Description string  `json:"description"`
 		Suggestion  string  `json:"suggestion"`
+		Quote       string  `json:"quote"`
+		Fix         string  `json:"fix"`
 		Severity    string  `json:"severity"`
 		Confidence  float64 `json:"confidence"`
 	} `json:"findings"`
@@ -105,12 +107,17 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if ip.Mode == ModeChunked {
 		system = h.Prompts.IntentChunkedSystem(packs)
 	}
+	all, err := h.Store.ListFileSummaries(ctx, p.ReviewID)
+	if err != nil {
+		return err
+	}
 	fence := untrusted.New()
 	system += "\n\n" + untrusted.Instructions(fence)
 	user, err := userMessage(r, files, ip.Mode == ModeChunked, fence)
 	if err != nil {
 		return pipeline.Permanent(err)
 	}
+	user += changeList(all, fence)
 	var out reply
 	_, err = h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageIntent), ItemKey: p.Item, Model: cfg.LLM.ModelFor(review.StageIntent)},
@@ -198,10 +205,12 @@ func normalise(out reply, files []store.File) []review.Finding {
 		if desc == "" {
 			continue
 		}
+		head := headLines(files, file)
 		fs = append(fs, review.Finding{
 			RiskType: risk, File: file, LineStart: start, LineEnd: end, Description: desc,
 			Suggestion: strings.TrimSpace(r.Suggestion), Severity: sev,
 			Confidence: review.ClampConfidence(r.Confidence),
+			Quote:      checkedQuote(r.Quote, head, start, end), Fix: checkedFix(r.Fix, head),
 		})
 	}
 	return fs
@@ -248,4 +257,78 @@ func packNames(ps []prompts.Pack) []string {
 		out[i] = string(p)
 	}
 	return out
+}
+
+// maxListedFiles bounds the list of touched files an intent prompt carries.
+const maxListedFiles = 300
+
+// changeList names every file the change touches, with its change kind
+// and size, so a finding can name breakage across files (a caller not
+// updated, a renamed symbol still used elsewhere) even though the model
+// sees only some diffs (issue 11, "Prompts").
+func changeList(all []store.FileSummary, fence untrusted.Fence) string {
+	if len(all) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, f := range all {
+		if i == maxListedFiles {
+			fmt.Fprintf(&b, "… and %d more files\n", len(all)-i)
+			break
+		}
+		fmt.Fprintf(&b, "%s (%s", f.Path, f.Change)
+		if f.OldPath != "" && f.OldPath != f.Path {
+			fmt.Fprintf(&b, " from %s", f.OldPath)
+		}
+		fmt.Fprintf(&b, ", +%d -%d", f.Additions, f.Deletions)
+		if f.SkipReason != "" {
+			fmt.Fprintf(&b, ", not reviewed: %s", f.SkipReason)
+		}
+		b.WriteString(")\n")
+	}
+	return fmt.Sprintf("\nEvery file this change touches (%d; only the diffs above are shown to you, "+
+		"report findings only on those files):\n%s", len(all), fence.Wrap("files of the change", b.String()))
+}
+
+// quoteWindow is how far from the cited lines a quote may be found.
+const quoteWindow = 10
+
+func headLines(files []store.File, path string) []string {
+	for _, f := range files {
+		if f.Path == path && f.Content != nil {
+			return source.Split(*f.Content)
+		}
+	}
+	return nil
+}
+
+// checkedQuote keeps the model's quote only when it is the head version's
+// code at or near the cited lines (whitespace-insensitive): the report
+// never shows code that is not there.
+func checkedQuote(quote string, head []string, start, end int) string {
+	q := strings.Join(strings.Fields(quote), " ")
+	if q == "" || head == nil {
+		return ""
+	}
+	lo, hi := max(start-quoteWindow, 1), min(end+quoteWindow, len(head))
+	if lo > hi {
+		return ""
+	}
+	if !strings.Contains(strings.Join(strings.Fields(strings.Join(head[lo-1:hi], "\n")), " "), q) {
+		return ""
+	}
+	return strings.Trim(quote, "\n")
+}
+
+// checkedFix keeps a proposed fix only when it is a unified diff that
+// applies to the head version.
+func checkedFix(fix string, head []string) string {
+	if strings.TrimSpace(fix) == "" || head == nil {
+		return ""
+	}
+	hunks, err := diff.ParseFix(fix)
+	if err != nil || !diff.Applies(hunks, head) {
+		return ""
+	}
+	return strings.TrimRight(fix, "\n") + "\n"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -69,11 +70,11 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 	ctx := context.Background()
 	client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []map[string]any{
 		{"risk_type": "concurrency", "file": "somewhere/else.go", "line_start": 12, "line_end": 11,
-			"description": "unsynchronised read of results", "suggestion": "use a WaitGroup", "severity": "high", "confidence": 0.8},
+			"description": "unsynchronised read of results", "suggestion": "use a WaitGroup", "quote": "", "fix": "", "severity": "high", "confidence": 0.8},
 		{"risk_type": "robustness", "file": "worker.go", "line_start": 11, "line_end": 11,
-			"description": "  ", "suggestion": "", "severity": "low", "confidence": 0.3},
+			"description": "  ", "suggestion": "", "quote": "", "fix": "", "severity": "low", "confidence": 0.3},
 		{"risk_type": "static", "file": "worker.go", "line_start": 0, "line_end": 0,
-			"description": "whole-file remark", "suggestion": "", "severity": "low", "confidence": 1.7},
+			"description": "whole-file remark", "suggestion": "", "quote": "", "fix": "", "severity": "low", "confidence": 1.7},
 	}})))
 	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
@@ -125,7 +126,7 @@ func TestProgressiveContextToggle(t *testing.T) {
 		}
 		sizes[enabled] = len(srv.Requests()[0].Messages[0].Content)
 		file, _ := st.GetFile(ctx, id, "worker.go")
-		if !enabled && len(file.Packs) != 5 {
+		if !enabled && len(file.Packs) != len(prompts.AllPacks) {
 			t.Errorf("with progressive context off every pack is used, got %v", file.Packs)
 		}
 	}
@@ -139,8 +140,8 @@ func TestChunkedIntentMatchesFilesByName(t *testing.T) {
 	ctx := context.Background()
 	client, srv := stagetest.LLM(t, func(context.Context, openai.ChatCompletionRequest) llmfake.Reply {
 		return llmfake.JSON(map[string]any{"findings": []map[string]any{
-			{"risk_type": "concurrency", "file": "b/worker.go", "line_start": 11, "line_end": 11, "description": "race", "suggestion": "", "severity": "high", "confidence": 0.7},
-			{"risk_type": "static", "file": "nowhere.go", "line_start": 1, "line_end": 1, "description": "ghost", "suggestion": "", "severity": "low", "confidence": 0.7},
+			{"risk_type": "concurrency", "file": "b/worker.go", "line_start": 11, "line_end": 11, "description": "race", "suggestion": "", "quote": "", "fix": "", "severity": "high", "confidence": 0.7},
+			{"risk_type": "static", "file": "nowhere.go", "line_start": 1, "line_end": 1, "description": "ghost", "suggestion": "", "quote": "", "fix": "", "severity": "low", "confidence": 0.7},
 		}})
 	})
 	st, id := setup(t, config.Default(), intent.ModeChunked, map[string]string{"worker.go": goDiff, "site.css": cssDiff})
@@ -155,5 +156,68 @@ func TestChunkedIntentMatchesFilesByName(t *testing.T) {
 	user := srv.Requests()[0].Messages[1].Content
 	if !strings.Contains(user, "worker.go") || !strings.Contains(user, "site.css") || strings.Contains(user, "Head version") {
 		t.Errorf("a chunk shows every file's diff and no file contents:\n%s", user)
+	}
+}
+
+// Issue 11, "Prompts" (seed 000's intent sees the change, not one file in
+// isolation): a per-file intent prompt lists every file the change
+// touches with its change kind, so cross-file breakage can be named.
+func TestIntentSeesEveryFileTheChangeTouches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []any{}})))
+	st := stagetest.Store(t)
+	content := strings.Repeat("line\n", 20)
+	payload, _ := json.Marshal(intent.ItemPayload{Mode: intent.ModePerFile, Files: []string{"worker.go"}})
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "diff", IntentMode: intent.ModePerFile, Timeout: time.Hour,
+		Config: pipeline.Snapshot(config.Default()),
+		Files: []store.File{
+			{Path: "worker.go", Change: "modified", Diff: goDiff, ChangedLines: []int{11, 12}, Content: &content},
+			{Path: "api/compute.go", OldPath: "api/calc.go", Change: "renamed"},
+			{Path: "api/legacy.go", Change: "deleted"},
+		},
+		Items: []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		t.Fatal(err)
+	}
+	user := srv.Requests()[0].Messages[1].Content
+	for _, want := range []string{"Every file this change touches (3", "api/compute.go (renamed from api/calc.go", "api/legacy.go (deleted", "worker.go (modified"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("intent prompt lacks %q:\n%s", want, user)
+		}
+	}
+}
+
+// Issue 11, "Prompts": a finding carries the code it is about and may
+// carry a fix as a unified diff; both are kept only when they match the
+// head version, and are stored with the finding.
+func TestQuoteAndFixAreCheckedAgainstTheHeadVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fix := "@@ -11,2 +11,3 @@\n line\n+\tmu.Lock()\n line\n"
+	client, _ := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{"findings": []map[string]any{
+		{"risk_type": "concurrency", "file": "worker.go", "line_start": 11, "line_end": 12, "description": "race", "suggestion": "lock",
+			"quote": "line", "fix": fix, "severity": "high", "confidence": 0.8},
+		{"risk_type": "concurrency", "file": "worker.go", "line_start": 11, "line_end": 12, "description": "invented", "suggestion": "",
+			"quote": "results <- compute(y)", "fix": "@@ -3,1 +3,1 @@\n-nothing here\n+x\n", "severity": "high", "confidence": 0.8},
+	}})))
+	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := st.ListFindings(ctx, id)
+	if err != nil || len(fs) != 2 {
+		t.Fatalf("findings %+v (%v)", fs, err)
+	}
+	if fs[0].Quote != "line" || fs[0].Fix != fix {
+		t.Errorf("a quote and fix that match the head version were not kept: %q %q", fs[0].Quote, fs[0].Fix)
+	}
+	if fs[1].Quote != "" || fs[1].Fix != "" {
+		t.Errorf("a quote and fix not in the head version were kept: %q %q", fs[1].Quote, fs[1].Fix)
 	}
 }

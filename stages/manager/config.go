@@ -60,6 +60,8 @@ func defaultTypeWeights() map[review.RiskType]float64 {
 		review.Lifecycle:     1.0,
 		review.Intent:        0.9,
 		review.Static:        0.8,
+		review.MemorySafety:  1.2,
+		review.ResourceLeak:  1.0,
 	}
 }
 

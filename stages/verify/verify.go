@@ -4,7 +4,7 @@
 // finding failing them is unanchored without any LLM call. The rest are
 // read by the model, which answers {anchored, evidence, adjusted_confidence}.
 // Unanchored findings end at most at the confidence floor; anchored ones
-// keep their confidence.
+// keep their confidence unless the model adjusts it down (review.Confidence).
 package verify
 
 import (
@@ -105,7 +105,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 
 	if chk := Deterministic(f, file, cfg.Manager.AnchorWindow); !chk.OK {
 		v.Verdict, v.Reason = review.VerdictUnanchored, chk.Reason
-		v.ConfidenceAfter = min(f.Confidence, floor)
+		v.ConfidenceAfter = review.Confidence(review.Outcome{Start: f.Confidence, Floor: floor, Verify: review.VerdictUnanchored})
 		v.Evidence = evidence("deterministic: " + chk.Reason)
 		return h.Store.FinishVerdictItem(ctx, p.Item, v, nil)
 	}
@@ -115,7 +115,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	var out reply
 	usage, err := h.LLM.Structured(ctx,
 		llm.Meta{ReviewID: p.ReviewID, Stage: string(review.StageVerify), ItemKey: p.Item, Model: model},
-		llm.StructuredRequest{System: h.Prompts.VerifySystem() + "\n\n" + untrusted.Instructions(fence), User: userMessage(f, file, fence),
+		llm.StructuredRequest{System: h.Prompts.VerifySystem(floor) + "\n\n" + untrusted.Instructions(fence), User: userMessage(f, file, fence),
 			SchemaName: SchemaName, Schema: h.Prompts.Schema("verify"), Temperature: float32(cfg.LLM.Temperature)},
 		&out)
 	if err != nil {
@@ -126,17 +126,20 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	}
 	v.Model, v.TokensIn, v.TokensOut, v.Latency = model, usage.PromptTokens, usage.CompletionTokens, usage.Latency
 	v.Reason, v.Evidence = strings.TrimSpace(out.Evidence), evidence(out.Evidence)
-	v.ConfidenceAfter, v.Verdict = Apply(f.Confidence, out.Anchored, floor)
+	v.ConfidenceAfter, v.Verdict = Apply(f.Confidence, out.Anchored, out.AdjustedConfidence, floor)
 	return h.Store.FinishVerdictItem(ctx, p.Item, v, nil)
 }
 
-// Apply is the verify rule: anchored keeps the confidence, unanchored ends
-// at most at the floor. The model's adjusted_confidence is advisory only.
-func Apply(before float64, anchored bool, floor float64) (after float64, verdict string) {
+// Apply is the verify step of review.Confidence: anchored keeps the
+// confidence unless the model's adjusted_confidence is lower, unanchored
+// ends at most at the floor (and at the adjusted confidence when lower).
+// Seed 000: adjusted_confidence is part of the verify answer.
+func Apply(before float64, anchored bool, adjusted, floor float64) (after float64, verdict string) {
+	verdict = review.VerdictUnanchored
 	if anchored {
-		return before, review.VerdictAnchored
+		verdict = review.VerdictAnchored
 	}
-	return min(before, floor), review.VerdictUnanchored
+	return review.Confidence(review.Outcome{Start: before, Floor: floor, Verify: verdict, VerifyAdjusted: adjusted}), verdict
 }
 
 func userMessage(f review.Finding, file *store.File, fence untrusted.Fence) string {

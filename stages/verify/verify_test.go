@@ -3,6 +3,7 @@ package verify_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -110,5 +111,33 @@ func TestDeterministicChecks(t *testing.T) {
 		if got.OK != c.ok || (!got.OK && got.Reason == "") {
 			t.Errorf("%s: %+v", c.name, got)
 		}
+	}
+}
+
+// Issue 11 point 6 and seed 000 (harness_verify_confidence_floor is a
+// setting): the prompt states the configured floor, not a literal 0.3, and
+// the model's adjusted_confidence lowers an anchored finding.
+func TestPromptCarriesTheConfiguredFloorAndAdjustedConfidenceCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	client, srv := stagetest.LLM(t, llmfake.Static(llmfake.JSON(map[string]any{
+		"anchored": true, "evidence": "line 4 indexes xs, but callers pass non-empty slices", "adjusted_confidence": 0.55,
+	})))
+	cfg := config.Default()
+	cfg.Harness.VerifyConfidenceFloor = 0.25
+	id, fs := stagetest.Review(t, st, cfg, review.StageVerify,
+		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
+	h := &verify.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	if err := h.Work(ctx, stagetest.Payload(id, review.StageVerify, fs[0])); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := stagetest.Verdict(t, st, id, fs[0].ID, review.StageVerify); v.ConfidenceAfter != 0.55 {
+		t.Errorf("anchored finding with adjusted_confidence 0.55 ended at %v", v.ConfidenceAfter)
+	}
+	system := srv.Requests()[0].Messages[0].Content
+	if !strings.Contains(system, "at most 0.25") || strings.Contains(system, "0.3") || strings.Contains(system, "{{floor}}") {
+		t.Errorf("verify prompt does not state the configured floor:\n%s", system)
 	}
 }
