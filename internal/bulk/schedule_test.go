@@ -37,7 +37,9 @@ func TestFiringTime(t *testing.T) {
 			t.Errorf("FiringTime(%q) = %v, %v; want %v", spec, got, err, want)
 		}
 	}
-	if ScheduleBatchID("n", now) != ScheduleBatchID("n", now) || ScheduleBatchID("n", now) == ScheduleBatchID("m", now) {
+	again := time.Date(2026, 3, 4, 9, 17, 30, 0, time.UTC) // the same firing, seen by another scheduler
+	if ScheduleBatchID("n", now) != ScheduleBatchID("n", again) || ScheduleBatchID("n", now) == ScheduleBatchID("m", now) ||
+		ScheduleBatchID("n", now) == ScheduleBatchID("n", now.Add(time.Minute)) {
 		t.Error("batch IDs of firings are not derived from name and time")
 	}
 }
