@@ -242,6 +242,12 @@ func splitGitPaths(rest string) (a, b string, ambiguous bool, err error) {
 		if len(hits) == 1 {
 			return rest[:hits[0]], rest[hits[0]+1:], false, nil
 		}
+		if len(hits) > 1 {
+			// Still ambiguous, but both candidates carry this prefix pair:
+			// split at one of them so that the prefixes are recognised
+			// and stripped from the paths the ---/+++ lines give.
+			return rest[:hits[0]], rest[hits[0]+1:], true, nil
+		}
 	}
 	return rest[:splits[0]], rest[splits[0]+1:], true, nil
 }
