@@ -8,8 +8,15 @@ import (
 // Reasons Classify gives for skipping a file. They are stable identifiers,
 // stored with the review.
 const (
-	// ReasonBinary: the file is binary; there is no text to review.
+	// ReasonBinary: the file is binary (git says so, or a changed line
+	// holds a NUL byte); there is no text to review.
 	ReasonBinary = "binary"
+	// ReasonSubmodule: the entry is a submodule (mode 160000); its diff is
+	// a commit id, not code.
+	ReasonSubmodule = "submodule"
+	// ReasonSymlink: the entry is a symbolic link (mode 120000); its diff
+	// is the target path, not code.
+	ReasonSymlink = "symlink"
 	// ReasonDeleted: the file was deleted; nothing is left on the new side.
 	ReasonDeleted = "deleted"
 	// ReasonVendored: a directory of the path is vendor, third_party or
@@ -51,7 +58,7 @@ type ClassifyOptions struct {
 
 // Classify reports whether f should be left out of a review and why. The
 // checks run in this order and the first that matches gives the reason:
-// binary, deleted, vendored, lock_file, generated (by name), ignored,
+// binary, deleted, submodule, symlink, vendored, lock_file, generated (by name), ignored,
 // no_changes, generated (by marker comment), too_large. Paths are those of
 // f.Path(). A malformed glob never matches; validate globs with CheckGlob
 // when reading configuration.
@@ -61,10 +68,14 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 	}
 	p := f.Path()
 	switch {
-	case f.Binary:
+	case f.Binary || hasNUL(f):
 		return true, ReasonBinary
 	case f.Status == StatusDeleted:
 		return true, ReasonDeleted
+	case f.NewMode == modeGitlink:
+		return true, ReasonSubmodule
+	case f.NewMode == modeSymlink:
+		return true, ReasonSymlink
 	case isVendored(p):
 		return true, ReasonVendored
 	case isLockFile(p):
@@ -86,6 +97,28 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 		return true, ReasonTooLarge
 	}
 	return false, ""
+}
+
+// File modes of the git objects that are not files.
+const (
+	modeGitlink = "160000"
+	modeSymlink = "120000"
+)
+
+// hasNUL reports whether a line or hunk section of f holds a NUL byte:
+// binary data that git took for text (or a diff written by another tool).
+func hasNUL(f *File) bool {
+	for i := range f.Hunks {
+		if strings.IndexByte(f.Hunks[i].Section, 0) >= 0 {
+			return true
+		}
+		for _, l := range f.Hunks[i].Lines {
+			if strings.IndexByte(l.Text, 0) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // vendorDirs are directory names whose contents are other projects' code.
