@@ -50,8 +50,11 @@ type Request struct {
 // not UTF-8 text.
 const ReasonNotUTF8 = "not_utf8"
 
-// utf8Safe replaces invalid UTF-8 in a path so it can be stored and shown.
-func utf8Safe(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// utf8Safe replaces invalid UTF-8 and NUL bytes (which Postgres text cannot
+// hold) in a path or message so it can be stored and shown.
+func utf8Safe(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
 
 // ErrEmptyChange is returned when the change has no files at all.
 var ErrEmptyChange = errors.New("the change is empty: no files differ")
@@ -140,15 +143,20 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		nr.Purpose = req.Purpose
 	}
 	nr.Purpose, nr.Repo = utf8Safe(nr.Purpose), utf8Safe(nr.Repo)
+	// Errors name the input, so a batch of reviews tells which one failed.
+	input := req.DiffFile
+	if input == "" {
+		input = req.Repo + " " + req.Base + ".." + req.Head
+	}
 	files, err := diff.Parse(raw)
 	if err != nil {
-		return nr, fmt.Errorf("parse diff: %w", err)
+		return nr, fmt.Errorf("parse diff %s: %w", input, err)
 	}
 	if len(files) == 0 {
 		if len(bytes.TrimSpace(raw)) > 0 && req.DiffFile != "" {
 			return nr, fmt.Errorf("%s holds no file headers (diff --git, or ---/+++ lines): is it a unified diff?", req.DiffFile)
 		}
-		return nr, ErrEmptyChange
+		return nr, fmt.Errorf("%s: %w", input, ErrEmptyChange)
 	}
 	if files, err = dedupe(files); err != nil {
 		return nr, err
