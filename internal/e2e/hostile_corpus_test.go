@@ -2,20 +2,25 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/hostile"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestHostileCorpusThroughTheFleet submits every case of testdata/hostile to
-// a fleet (real Postgres and Redis, a fake model answering from the schemas)
+// a fleet (real Postgres and Redis, a fake model reporting marked lines)
 // and checks the outcome its case.json expects: a clear error at submission,
-// or a review that ends done with the files skipped and reviewed as listed.
+// or a review that ends done with the files skipped and reviewed as listed
+// and a finding reported at each location listed.
 // No case may crash, hang or leave a review running.
 func TestHostileCorpusThroughTheFleet(t *testing.T) {
 	t.Parallel()
@@ -23,7 +28,9 @@ func TestHostileCorpusThroughTheFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFleet(t, nil, nil)
+	// The markers reviewer reports the "BUG:" lines of the cases, so that
+	// odd paths and line endings go through every stage and the report.
+	f := newFleet(t, llmfake.Markers(""), nil)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -65,9 +72,37 @@ func TestHostileCorpusThroughTheFleet(t *testing.T) {
 					}
 				}
 			}
-			if _, err := f.sub.Store.GetReport(ctx, id); err != nil {
-				t.Errorf("%s: no report stored: %v", c.About, err)
+			rep, err := f.sub.Store.GetReport(ctx, id)
+			if err != nil {
+				t.Fatalf("%s: no report stored: %v", c.About, err)
+			}
+			reported, err := reportedLocations(rep.JSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range c.Findings {
+				if !slices.Contains(reported, want) {
+					t.Errorf("%s: no finding at %s in the report; reported: %q", c.About, want, reported)
+				}
 			}
 		})
 	}
+}
+
+// reportedLocations lists the "file:line" of every finding of a JSON report.
+func reportedLocations(report []byte) ([]string, error) {
+	var doc struct {
+		Findings []struct {
+			File      string `json:"file"`
+			LineStart int    `json:"line_start"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(report, &doc); err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var out []string
+	for _, f := range doc.Findings {
+		out = append(out, fmt.Sprintf("%s:%d", f.File, f.LineStart))
+	}
+	return out, nil
 }

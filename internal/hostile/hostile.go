@@ -53,6 +53,9 @@ type Case struct {
 	// (ExpectDone); Reviewed lists paths that must be reviewed.
 	Skipped  map[string]string `json:"skipped,omitempty"`
 	Reviewed []string          `json:"reviewed,omitempty"`
+	// Findings are "path:line" locations the report must list when the
+	// reviewer reports every line holding "BUG:" (llmfake.Markers).
+	Findings []string `json:"findings,omitempty"`
 	// ParseError, when set, is a substring of the *diff.ParseError the
 	// diff must give; otherwise the diff must parse.
 	ParseError string `json:"parse_error,omitempty"`

@@ -1,5 +1,5 @@
 repo
 mkdir -p "my dir" "données"
-printf "package a\nvar x = 1\n" > "my dir/a b.go"
-printf "package d\nvar y = 2\n" > "données/été.go"
+printf "package a\nvar x = 1 // BUG: spaced\n" > "my dir/a b.go"
+printf "package d\nvar y = 2 // BUG: accented\n" > "données/été.go"
 commit
