@@ -104,6 +104,12 @@ func quotePath(p string) string {
 	if !needsQuote(p) {
 		return p
 	}
+	return quoteAlways(p)
+}
+
+// quoteAlways returns p in double quotes with C escapes and octal for other
+// bytes, even when it is plain.
+func quoteAlways(p string) string {
 	var b strings.Builder
 	b.Grow(len(p) + 8)
 	b.WriteByte('"')
