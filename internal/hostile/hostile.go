@@ -37,10 +37,12 @@ type Case struct {
 	// About says what the case is.
 	About string `json:"about"`
 	// Diff is a diff file to review with --diff, relative to the work
-	// directory (where the case's files are copied and setup.sh runs).
+	// directory (where the case's files are copied and setup.sh runs)
+	// unless absolute.
 	Diff string `json:"diff,omitempty"`
 	// Repo is the repository, relative to the work directory; with Diff it
-	// is where contents are read from. An absolute path is kept as is.
+	// is where contents are read from. An absolute path or a URL is kept
+	// as is.
 	Repo string `json:"repo,omitempty"`
 	// Base and Head are the revisions reviewed in Repo.
 	Base string `json:"base,omitempty"`
@@ -124,11 +126,14 @@ func (c Case) Materialize(ctx context.Context, work string) (submit.Request, err
 	}
 	req := submit.Request{Base: c.Base, Head: c.Head, CacheDir: filepath.Join(work, ".cache")}
 	if c.Diff != "" {
-		req.DiffFile = filepath.Join(work, c.Diff)
+		req.DiffFile = c.Diff
+		if !filepath.IsAbs(c.Diff) {
+			req.DiffFile = filepath.Join(work, c.Diff)
+		}
 	}
 	if c.Repo != "" {
 		req.Repo = c.Repo
-		if !filepath.IsAbs(c.Repo) {
+		if !filepath.IsAbs(c.Repo) && !submit.IsRemote(c.Repo) {
 			req.Repo = filepath.Join(work, c.Repo)
 		}
 	}

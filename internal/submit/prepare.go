@@ -173,6 +173,10 @@ func readDiffFile(name string) ([]byte, error) {
 	if name == "-" {
 		return nil, errors.New("reading a diff from standard input is not supported; save it to a file")
 	}
+	// A device or a pipe (/dev/zero, a FIFO) could be read forever.
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read diff %s: not a regular file (%s)", name, st.Mode().Type())
+	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read diff: %w", err)
