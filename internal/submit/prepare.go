@@ -159,7 +159,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		return nr, fmt.Errorf("%s: %w", input, ErrEmptyChange)
 	}
 	if files, err = dedupe(files); err != nil {
-		return nr, err
+		return nr, fmt.Errorf("%s: %w", input, err)
 	}
 	nr.Files = buildFiles(cfg.Intent, files, read)
 	if err := checkContents(nr.Files, req, read != nil); err != nil {
