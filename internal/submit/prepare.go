@@ -158,6 +158,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		}
 		return nr, fmt.Errorf("%s: %w", input, ErrEmptyChange)
 	}
+	if err := checkPathLengths(files); err != nil {
+		return nr, fmt.Errorf("%s: %w", input, err)
+	}
 	if files, err = dedupe(files); err != nil {
 		return nr, fmt.Errorf("%s: %w", input, err)
 	}
@@ -357,6 +360,32 @@ func checkContents(files []store.File, req Request, haveSource bool) error {
 	}
 	if len(missing) == reviewed {
 		return fmt.Errorf("none of the changed files (%s…) exist in %s: is --repo the checkout the diff applies to?", missing[0], req.Repo)
+	}
+	return nil
+}
+
+// Path limits. A name longer than Linux's NAME_MAX cannot come from a
+// checkout nor be written to a snapshot; a path is bounded well below
+// PATH_MAX by the primary key of review_files, whose btree entries hold at
+// most about 2,700 bytes.
+const (
+	maxPathBytes = 2048
+	maxNameBytes = 255
+)
+
+// checkPathLengths refuses a diff with a path longer than the limits.
+func checkPathLengths(files []*diff.File) error {
+	for _, f := range files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			long := len(p) > maxPathBytes
+			for _, name := range strings.Split(p, "/") {
+				long = long || len(name) > maxNameBytes
+			}
+			if long {
+				return fmt.Errorf("the path %q… (%d bytes) is longer than reviewfleet accepts (%d bytes, %d per name)",
+					utf8Safe(p[:min(len(p), 40)]), len(p), maxPathBytes, maxNameBytes)
+			}
+		}
 	}
 	return nil
 }
