@@ -58,10 +58,10 @@ type ClassifyOptions struct {
 
 // Classify reports whether f should be left out of a review and why. The
 // checks run in this order and the first that matches gives the reason:
-// binary, deleted, submodule, symlink, vendored, lock_file, generated (by name), ignored,
-// no_changes, generated (by marker comment), too_large. Paths are those of
-// f.Path(). A malformed glob never matches; validate globs with CheckGlob
-// when reading configuration.
+// binary, deleted, submodule, symlink, vendored, lock_file, generated (by
+// name), ignored, no_changes, generated (by marker comment), too_large.
+// Paths are those of f.Path(). A malformed glob never matches; validate
+// globs with CheckGlob when reading configuration.
 func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 	if f == nil {
 		return true, ReasonNoChanges
