@@ -3,7 +3,7 @@ GO ?= go
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: help build test race vet lint fmt ci demo bench kustomize
+.PHONY: help build test race vet lint fmt ci demo bench kustomize fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ bench: ## run the benchmarks
 
 kustomize: ## render the Kubernetes manifests
 	kubectl kustomize deploy/k8s/base >/dev/null && kubectl kustomize deploy/k8s/overlays/production >/dev/null
+
+fuzz: ## run every fuzz target briefly (FUZZTIME=10s; see .ci/fuzz)
+	bash .ci/fuzz
 
 ci: ## what CI runs
 	bash .ci/run

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -12,6 +14,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n\\ x\n b\n"))
 	f.Add([]byte("Binary files \"a/x y\" and b/z differ\n"))
 	f.Add([]byte("--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+x\r\n@@ -9,2 +10,0 @@\n-y\n-z\n"))
+	// The committed diffs of the hostile input corpus.
+	hostile, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "hostile", "*", "*.diff"))
+	for _, name := range hostile {
+		if data, err := os.ReadFile(name); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		files, err := Parse(data)
 		if err != nil {

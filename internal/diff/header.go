@@ -52,8 +52,12 @@ func (p *parser) parseGitFile(first string) (*File, error) {
 	return f, nil
 }
 
-// checkPaths rejects a file whose existing sides have no path.
+// checkPaths rejects a file whose existing sides have no path, and paths
+// holding a NUL byte, which no file system allows.
 func checkPaths(f *File) error {
+	if strings.ContainsRune(f.OldPath, 0) || strings.ContainsRune(f.NewPath, 0) {
+		return errors.New("a path holds a NUL byte")
+	}
 	if f.Status != StatusAdded && f.OldPath == "" {
 		return errors.New("empty old path")
 	}

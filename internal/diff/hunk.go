@@ -84,7 +84,9 @@ func parseHunkHeader(line string) (Hunk, error) {
 	if h.NewStart, h.NewCount, err = parseRange(newRange); err != nil {
 		return h, fmt.Errorf("new range %q: %w", newRange, err)
 	}
-	h.Section = strings.TrimPrefix(rest, " ")
+	// A carriage return ending the section is line-ending noise (a CRLF
+	// header line with a stray extra \r), not part of the function name.
+	h.Section = strings.TrimRight(strings.TrimPrefix(rest, " "), "\r")
 	return h, nil
 }
 

@@ -8,16 +8,17 @@ import (
 // Reasons Classify gives for skipping a file. They are stable identifiers,
 // stored with the review.
 const (
-	// ReasonBinary: the file is binary; there is no text to review.
+	// ReasonBinary: the file is binary (git says so, or a changed line
+	// holds a NUL byte); there is no text to review.
 	ReasonBinary = "binary"
+	// ReasonSubmodule: the entry is a submodule (mode 160000); its diff is
+	// a commit id, not code.
+	ReasonSubmodule = "submodule"
+	// ReasonSymlink: the entry is a symbolic link (mode 120000); its diff
+	// is the target path, not code.
+	ReasonSymlink = "symlink"
 	// ReasonDeleted: the file was deleted; nothing is left on the new side.
 	ReasonDeleted = "deleted"
-	// ReasonSymlink: the file is a symbolic link (git mode 120000); its
-	// "content" is the path it points to, not code.
-	ReasonSymlink = "symlink"
-	// ReasonSubmodule: the entry is a submodule (git mode 160000); its
-	// "content" is a commit id of another repository.
-	ReasonSubmodule = "submodule"
 	// ReasonVendored: a directory of the path is vendor, third_party or
 	// node_modules; the code belongs to another project.
 	ReasonVendored = "vendored"
@@ -73,7 +74,7 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 	}
 	p := f.Path()
 	switch {
-	case f.Binary:
+	case f.Binary || hasNUL(f):
 		return true, ReasonBinary
 	case f.Status == StatusDeleted:
 		return true, ReasonDeleted
@@ -102,6 +103,22 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 		return true, ReasonTooLarge
 	}
 	return false, ""
+}
+
+// hasNUL reports whether a line or hunk section of f holds a NUL byte:
+// binary data that git took for text (or a diff written by another tool).
+func hasNUL(f *File) bool {
+	for i := range f.Hunks {
+		if strings.IndexByte(f.Hunks[i].Section, 0) >= 0 {
+			return true
+		}
+		for _, l := range f.Hunks[i].Lines {
+			if strings.IndexByte(l.Text, 0) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // vendorDirs are directory names whose contents are other projects' code.

@@ -45,6 +45,19 @@ func TestClassify(t *testing.T) {
 		{"submodule", func(t *testing.T) *File {
 			return parseOne(t, "diff --git a/lib b/lib\nindex 1111111..2222222 160000\n--- a/lib\n+++ b/lib\n@@ -1 +1 @@\n-Subproject commit 1111111111111111111111111111111111111111\n+Subproject commit 2222222222222222222222222222222222222222\n")
 		}, ClassifyOptions{}, true, ReasonSubmodule},
+		{"NUL byte in a line", func(t *testing.T) *File { return modifiedFile(t, "a.txt", "x\x00y") }, ClassifyOptions{}, true, ReasonBinary},
+		{"submodule added", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/sub b/sub\nnew file mode 160000\nindex 0000000..1234567\n--- /dev/null\n+++ b/sub\n@@ -0,0 +1 @@\n+Subproject commit 1234567\n")
+		}, ClassifyOptions{}, true, ReasonSubmodule},
+		{"submodule moved", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/sub b/sub\nindex 1234567..89abcde 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-Subproject commit 1234567\n+Subproject commit 89abcde\n")
+		}, ClassifyOptions{}, true, ReasonSubmodule},
+		{"symlink added", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1234567\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+../etc/passwd\n\\ No newline at end of file\n")
+		}, ClassifyOptions{}, true, ReasonSymlink},
+		{"deleted symlink", func(t *testing.T) *File {
+			return parseOne(t, "diff --git a/l b/l\ndeleted file mode 120000\nindex 1234567..0000000\n--- a/l\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
+		}, ClassifyOptions{}, true, ReasonDeleted},
 		{"vendor directory", func(t *testing.T) *File { return modifiedFile(t, "vendor/github.com/x/y.go", "package y") }, ClassifyOptions{}, true, ReasonVendored},
 		{"nested node_modules", func(t *testing.T) *File { return modifiedFile(t, "web/node_modules/left/index.js", "x") }, ClassifyOptions{}, true, ReasonVendored},
 		{"third_party", func(t *testing.T) *File { return modifiedFile(t, "third_party/lib/a.c", "int a;") }, ClassifyOptions{}, true, ReasonVendored},

@@ -251,3 +251,17 @@ func TestParseLinesShareNoState(t *testing.T) {
 		t.Errorf("line text changed with the input buffer: %q", got)
 	}
 }
+
+func TestParseRejectsNULInPaths(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		"diff --git \"a/x\\000\" \"b/x\\000\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/x\\000\"\n@@ -0,0 +1 @@\n+a\n",
+		"--- \"a/x\\000y\"\n+++ \"b/x\\000y\"\n@@ -1 +1 @@\n-a\n+b\n",
+	} {
+		_, err := Parse([]byte(in))
+		var pe *ParseError
+		if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "NUL") {
+			t.Errorf("Parse(%q) = %v, want a *ParseError about the NUL byte", in, err)
+		}
+	}
+}

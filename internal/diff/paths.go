@@ -104,6 +104,12 @@ func quotePath(p string) string {
 	if !needsQuote(p) {
 		return p
 	}
+	return quoteAlways(p)
+}
+
+// quoteAlways returns p in double quotes with C escapes and octal for other
+// bytes, even when it is plain.
+func quoteAlways(p string) string {
 	var b strings.Builder
 	b.Grow(len(p) + 8)
 	b.WriteByte('"')
@@ -241,6 +247,12 @@ func splitGitPaths(rest string) (a, b string, ambiguous bool, err error) {
 		}
 		if len(hits) == 1 {
 			return rest[:hits[0]], rest[hits[0]+1:], false, nil
+		}
+		if len(hits) > 1 {
+			// Still ambiguous, but both candidates carry this prefix pair:
+			// split at one of them so that the prefixes are recognised
+			// and stripped from the paths the ---/+++ lines give.
+			return rest[:hits[0]], rest[hits[0]+1:], true, nil
 		}
 	}
 	return rest[:splits[0]], rest[splits[0]+1:], true, nil

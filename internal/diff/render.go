@@ -24,9 +24,7 @@ func (f *File) Text() string {
 		newName = oldName
 	}
 	b.WriteString("diff --git ")
-	b.WriteString(quotePath("a/" + oldName))
-	b.WriteByte(' ')
-	b.WriteString(quotePath("b/" + newName))
+	b.WriteString(gitLinePaths("a/"+oldName, "b/"+newName))
 	b.WriteByte('\n')
 	f.writeModes(&b)
 	if f.Similarity > 0 {
@@ -83,6 +81,20 @@ func (f *File) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// gitLinePaths returns the operand of a "diff --git" line for paths a and b
+// (prefixes attached). Unquoted paths with spaces can be split in more than
+// one place; when the parser would not split them back into a and b, both
+// are quoted, which git's quoting allows for any path.
+func gitLinePaths(a, b string) string {
+	qa, qb := quotePath(a), quotePath(b)
+	if qa == a && qb == b {
+		if x, y, ambiguous, err := splitGitPaths(a + " " + b); err != nil || ambiguous || x != a || y != b {
+			return quoteAlways(a) + " " + quoteAlways(b)
+		}
+	}
+	return qa + " " + qb
 }
 
 // indexMode reports whether the mode belongs on the index line: both sides

@@ -42,6 +42,9 @@ type Reply struct {
 	// PromptTokens and CompletionTokens are reported as usage; zero values
 	// are estimated from the text lengths (a quarter of the characters).
 	PromptTokens, CompletionTokens int
+	// FinishReason overrides the finish_reason of a successful reply
+	// (default "stop", or "tool_calls" with ToolCalls).
+	FinishReason openai.FinishReason
 }
 
 // DefaultModels is what GET /v1/models lists.
@@ -82,11 +85,14 @@ func New(h Handler) *Server {
 
 // Start starts a server that answers with h (FromSchema when h is nil) on a
 // free port of 127.0.0.1.
-func Start(h Handler) (*Server, error) {
+func Start(h Handler) (*Server, error) { return StartAt("127.0.0.1:0", h) }
+
+// StartAt is Start listening on addr ("host:port"; port 0 picks a free one).
+func StartAt(addr string, h Handler) (*Server, error) {
 	if h == nil {
 		h = func(_ context.Context, req openai.ChatCompletionRequest) Reply { return FromSchema(req) }
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("start fake LLM server: listen: %w", err)
 	}
@@ -189,6 +195,9 @@ func (s *Server) completion(req openai.ChatCompletionRequest, reply Reply) opena
 	finish := openai.FinishReasonStop
 	if len(reply.ToolCalls) > 0 {
 		finish = openai.FinishReasonToolCalls
+	}
+	if reply.FinishReason != "" {
+		finish = reply.FinishReason
 	}
 	in, out := reply.PromptTokens, reply.CompletionTokens
 	if in == 0 {

@@ -60,8 +60,11 @@ type Repos interface {
 // not UTF-8 text.
 const ReasonNotUTF8 = "not_utf8"
 
-// utf8Safe replaces invalid UTF-8 in a path so it can be stored and shown.
-func utf8Safe(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+// utf8Safe replaces invalid UTF-8 and NUL bytes (which Postgres text cannot
+// hold) in a path or message so it can be stored and shown.
+func utf8Safe(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
 
 // ErrEmptyChange is returned when the change has no files at all.
 var ErrEmptyChange = errors.New("the change is empty: no files differ")
@@ -207,18 +210,26 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 		nr.Purpose = req.Purpose
 	}
 	nr.Purpose, nr.Repo = utf8Safe(nr.Purpose), utf8Safe(nr.Repo)
+	// Errors name the input, so a batch of reviews tells which one failed.
+	input := req.DiffFile
+	if input == "" {
+		input = req.Repo + " " + req.Base + ".." + req.Head
+	}
 	files, err := diff.Parse(raw)
 	if err != nil {
-		return nr, fmt.Errorf("parse diff: %w", err)
+		return nr, fmt.Errorf("parse diff %s: %w", input, err)
 	}
 	if len(files) == 0 {
 		if len(bytes.TrimSpace(raw)) > 0 && req.DiffFile != "" {
 			return nr, fmt.Errorf("%s holds no file headers (diff --git, or ---/+++ lines): is it a unified diff?", req.DiffFile)
 		}
-		return nr, ErrEmptyChange
+		return nr, fmt.Errorf("%s: %w", input, ErrEmptyChange)
+	}
+	if err := checkPathLengths(files); err != nil {
+		return nr, fmt.Errorf("%s: %w", input, err)
 	}
 	if files, err = dedupe(files); err != nil {
-		return nr, err
+		return nr, fmt.Errorf("%s: %w", input, err)
 	}
 	if nr.Files, err = buildFiles(cfg.Intent, files, read); err != nil {
 		return nr, err
@@ -248,6 +259,10 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 func readDiffFile(name string) ([]byte, error) {
 	if name == "-" {
 		return nil, errors.New("reading a diff from standard input is not supported; save it to a file")
+	}
+	// A device or a pipe (/dev/zero, a FIFO) could be read forever.
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read diff %s: not a regular file (%s)", name, st.Mode().Type())
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -444,6 +459,32 @@ func checkContents(files []store.File, req Request, haveSource bool) error {
 	}
 	if len(missing) == reviewed {
 		return fmt.Errorf("none of the changed files (%s…) exist in %s: is --repo the checkout the diff applies to?", missing[0], req.Repo)
+	}
+	return nil
+}
+
+// Path limits. A name longer than Linux's NAME_MAX cannot come from a
+// checkout nor be written to a snapshot; a path is bounded well below
+// PATH_MAX by the primary key of review_files, whose btree entries hold at
+// most about 2,700 bytes.
+const (
+	maxPathBytes = 2048
+	maxNameBytes = 255
+)
+
+// checkPathLengths refuses a diff with a path longer than the limits.
+func checkPathLengths(files []*diff.File) error {
+	for _, f := range files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			long := len(p) > maxPathBytes
+			for _, name := range strings.Split(p, "/") {
+				long = long || len(name) > maxNameBytes
+			}
+			if long {
+				return fmt.Errorf("the path %q… (%d bytes) is longer than reviewfleet accepts (%d bytes, %d per name)",
+					utf8Safe(p[:min(len(p), 40)]), len(p), maxPathBytes, maxNameBytes)
+			}
+		}
 	}
 	return nil
 }

@@ -1,0 +1,108 @@
+// Command fakellm is an OpenAI-compatible chat completions server for drills:
+// point a fleet at it to review without a provider, with findings where the
+// code says so, and with the misbehaviours of real providers (rate limits,
+// spent quota, bad keys, server errors, garbage, cut replies, slowness) at
+// chosen shares. It records every request it gets when asked.
+//
+//	fakellm -addr 127.0.0.1:8089 -reviewer markers -misbehave 429=0.1,500=0.05 -record calls.jsonl
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "fakellm:", err)
+		os.Exit(2)
+	}
+}
+
+// options are the command's flags.
+type options struct {
+	addr      string
+	latency   time.Duration
+	slow      time.Duration
+	reviewer  string
+	marker    string
+	misbehave map[string]float64
+	always    string
+	record    string
+	seed      uint64
+}
+
+// parseFlags reads the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	var shares string
+	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8089", "`host:port` to listen on (port 0 picks a free one)")
+	fs.DurationVar(&o.latency, "latency", 0, "delay added to every reply")
+	fs.DurationVar(&o.slow, "slow", 30*time.Second, "delay of the slow misbehaviour")
+	fs.StringVar(&o.reviewer, "reviewer", "schema", "how replies are made: schema (a minimal valid reply from the request's JSON schema) or markers (findings at added lines containing -marker)")
+	fs.StringVar(&o.marker, "marker", llmfake.DefaultMarker, "the text the markers reviewer looks for")
+	fs.StringVar(&shares, "misbehave", "", "`KIND=SHARE,…`: share of requests that misbehave, kinds: "+strings.Join(llmfake.Misbehaviours, ", "))
+	fs.StringVar(&o.always, "always", "", "`KIND`: every request misbehaves this way")
+	fs.StringVar(&o.record, "record", "", "append every request, as a JSON line, to `FILE`")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random choice of misbehaviours")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.reviewer != "schema" && o.reviewer != "markers" {
+		return o, fmt.Errorf("-reviewer %q: want schema or markers", o.reviewer)
+	}
+	if o.always != "" {
+		if _, err := llmfake.ParseShares(o.always + "=1"); err != nil {
+			return o, fmt.Errorf("-always: %w", err)
+		}
+	}
+	if o.latency < 0 || o.slow < 0 {
+		return o, errors.New("-latency and -slow must not be negative")
+	}
+	var err error
+	if o.misbehave, err = llmfake.ParseShares(shares); err != nil {
+		return o, fmt.Errorf("-misbehave: %w", err)
+	}
+	return o, nil
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	h, closeRecord, err := handler(o)
+	if err != nil {
+		return err
+	}
+	defer closeRecord()
+	srv, err := llmfake.StartAt(o.addr, h)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintf(stdout, "fakellm: serving %s (reviewer %s); set OPENAI_BASE_URL=%s\n", srv.URL, o.reviewer, srv.URL)
+	<-ctx.Done()
+	return nil
+}

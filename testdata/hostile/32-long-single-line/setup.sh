@@ -1,0 +1,1 @@
+{ printf "diff --git a/long.js b/long.js\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/long.js\n@@ -0,0 +1 @@\n+"; head -c 2000000 /dev/zero | tr "\0" "x"; printf "\n"; cat ok.diff; } > change.diff

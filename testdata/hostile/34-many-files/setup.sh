@@ -1,0 +1,1 @@
+for i in $(seq -w 1 60); do printf "diff --git a/pkg/f%s.go b/pkg/f%s.go\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/pkg/f%s.go\n@@ -0,0 +1,2 @@\n+package pkg\n+var V%s = 1 / 1 // BUG: none\n" $i $i $i $i; done > change.diff

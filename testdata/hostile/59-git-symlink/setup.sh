@@ -1,0 +1,4 @@
+repo
+ln -s ../../../etc/passwd link
+printf "package ok\n\nfunc Div(a, b int) int {\n\treturn a / b // BUG: b may be zero\n}\n" > ok.go
+commit

@@ -1,0 +1,4 @@
+repo
+text 6000000 > big.txt
+printf "package ok\n\nfunc Div(a, b int) int {\n\treturn a / b // BUG: b may be zero\n}\n" > ok.go
+commit

@@ -1,0 +1,4 @@
+repo
+printf "caf\351 cr\350me\n" > menu.txt
+printf "package ok\n\nfunc Div(a, b int) int {\n\treturn a / b // BUG: b may be zero\n}\n" > ok.go
+commit

@@ -1,0 +1,3 @@
+repo
+git commit -q --allow-empty -m empty
+git tag -f head >/dev/null
