@@ -62,7 +62,8 @@ func (s *Store) AdmitReviews(ctx context.Context, a Admission, only string) ([]s
 			    FROM reviews r
 			    LEFT JOIN batches b ON b.id = r.batch_id
 			    LEFT JOIN running ru ON ru.batch_id = r.batch_id
-			    WHERE r.status = 'queued' AND ($3 = '' OR r.id::text = $3))
+			    WHERE r.status = 'queued' AND ($3 = '' OR r.id::text = $3)
+			      AND (b.id IS NULL OR b.status <> 'cancelled'))
 			SELECT id FROM cand
 			WHERE batch_id IS NULL OR cap <= 0 OR rn + n <= cap
 			ORDER BY (kind = 'bulk'), created_at, id

@@ -150,6 +150,15 @@ func TestCancelBatchStopsItsReviews(t *testing.T) {
 	if err != nil || len(ids) != 1 || ids[0] != other {
 		t.Fatalf("admitted %v after the cancel, want only %s (%v)", ids, other, err)
 	}
+	// A review stored in the batch after the cancel (a submission still
+	// going) is never admitted.
+	late := queuedReview(t, st, b.ID, store.KindBulk)
+	if ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: 5}, ""); err != nil || len(ids) != 0 {
+		t.Fatalf("admitted %v after the cancel, want none of the cancelled batch's (%v)", ids, err)
+	}
+	if r, _ := st.GetReview(ctx, late); r.Status != store.StatusQueued {
+		t.Fatalf("late review of a cancelled batch: %s", r.Status)
+	}
 	if b, err := st.GetBatch(ctx, b.ID); err != nil || b.Status != store.BatchCancelled || b.CancelledAt == nil {
 		t.Fatalf("batch after cancel: %+v %v", b, err)
 	}

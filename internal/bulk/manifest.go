@@ -23,6 +23,8 @@ type Entry struct {
 	Head    string            `json:"head"`
 	Labels  map[string]string `json:"labels,omitempty"`
 	Purpose string            `json:"purpose,omitempty"`
+
+	key string // identity within the batch, set by Submit
 }
 
 // LineError is one malformed manifest line.

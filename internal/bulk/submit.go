@@ -92,11 +92,32 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	submitted := map[int]bool{}
+	// Entries are matched to an earlier run's by what they review, not by
+	// position: a listing taken again (a GitHub org whose pull requests
+	// changed in between) may order them differently. An entry new to this
+	// run gets a line after the earlier run's, so rows never collide.
+	submitted := map[string]bool{}
+	lines := map[string]int{}
+	last := 0
+	seen := map[string]int{}
 	for _, e := range done {
+		k := identity(e.Repo, e.BaseRef, e.HeadRef, seen)
+		lines[k] = e.Line
 		if e.ReviewID != "" {
-			submitted[e.Line] = true
+			submitted[k] = true
 		}
+		last = max(last, e.Line)
+	}
+	clear(seen)
+	for i, e := range spec.Entries {
+		k := identity(app.StripCredentials(e.Repo), e.Base, e.Head, seen)
+		if l, ok := lines[k]; ok {
+			spec.Entries[i].Line = l
+		} else if len(done) > 0 {
+			last++
+			spec.Entries[i].Line = last
+		}
+		spec.Entries[i].key = k
 	}
 	n := s.Concurrency
 	if n <= 0 {
@@ -107,7 +128,7 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	var mu sync.Mutex
 	var errs []error
 	for _, e := range spec.Entries {
-		if submitted[e.Line] {
+		if submitted[e.key] {
 			res.Resumed++
 			continue
 		}
@@ -159,7 +180,15 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (s
 	be := store.BatchEntry{
 		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
 	}
-	id := uuid.NewSHA1(uuid.MustParse(batchID), fmt.Appendf(nil, "line %d", e.Line)).String()
+	if b, err := s.App.Store.GetBatch(ctx, batchID); err != nil {
+		return be, false, err
+	} else if b.Status == store.BatchCancelled {
+		return be, false, fmt.Errorf("batch %s was cancelled", batchID)
+	}
+	if e.key == "" {
+		e.key = identity(be.Repo, e.Base, e.Head, map[string]int{})
+	}
+	id := uuid.NewSHA1(uuid.MustParse(batchID), []byte("entry "+e.key)).String()
 	if _, err := s.App.Store.GetReview(ctx, id); err == nil {
 		// Created by an interrupted run that did not get to record it.
 		be.ReviewID = id
@@ -210,4 +239,13 @@ func (s *Submitter) lock(key string) func() {
 	s.mu.Unlock()
 	m.Lock()
 	return m.Unlock
+}
+
+// identity names what an entry reviews (repository without credentials,
+// base and head) and which occurrence of it in the batch it is, so that a
+// resumed submission recognises it wherever it now stands.
+func identity(repo, base, head string, seen map[string]int) string {
+	k := repo + "\x00" + base + "\x00" + head
+	seen[k]++
+	return fmt.Sprintf("%s\x00%d", k, seen[k])
 }
