@@ -24,5 +24,6 @@ func StripCredentials(repo string) string {
 		return scheme + "://" + host + "/" + path
 	}
 	u.User = nil
+	u.RawQuery, u.ForceQuery, u.Fragment = "", false, "" // tokens passed as ?access_token=…
 	return u.String()
 }

@@ -12,6 +12,7 @@ func TestStripCredentials(t *testing.T) {
 		"git@github.com:acme/api.git":                     "git@github.com:acme/api.git",
 		"/src/web":                                        "/src/web",
 		"https://u:p%zz@host/x":                           "https://host/x",
+		"https://host/a/b.git?access_token=tok123":        "https://host/a/b.git",
 	} {
 		if got := StripCredentials(in); got != want {
 			t.Errorf("StripCredentials(%q) = %q, want %q", in, got, want)

@@ -66,6 +66,13 @@ func ParseRemote(raw string) (Remote, error) {
 		}
 		u.User = nil
 	}
+	if u.User != nil {
+		// ssh://user:password@host: keep the user ssh needs, never the
+		// password.
+		u.User = url.User(u.User.Username())
+	}
+	// A repository URL needs no query: tokens passed there are dropped.
+	u.RawQuery, u.ForceQuery, u.Fragment = "", false, ""
 	r.URL = u.String()
 	return r, nil
 }

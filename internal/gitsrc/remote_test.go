@@ -24,6 +24,8 @@ func TestParseRemote(t *testing.T) {
 		{raw: "https://ghp_tok@github.com/o/r", url: "https://github.com/o/r", token: "ghp_tok"},
 		{raw: "http://u:p@localhost:8080/r", url: "http://localhost:8080/r", user: "u", token: "p"},
 		{raw: "ssh://git@host/o/r.git", url: "ssh://git@host/o/r.git"},
+		{raw: "ssh://git:hunter2pass@host/o/r.git", url: "ssh://git@host/o/r.git"},
+		{raw: "https://host/o/r.git?access_token=tok123", url: "https://host/o/r.git"},
 		{raw: "git@github.com:o/r.git", url: "git@github.com:o/r.git"},
 		{raw: "file:///srv/r.git", url: "file:///srv/r.git"},
 		{raw: "ext::sh -c evil", bad: true},
