@@ -77,7 +77,14 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
 		sched := &bulk.Scheduler{App: a, Schedules: a.Cfg.Scheduler.Schedules}
 		errc := make(chan error, 1)
-		go func() { errc <- sched.Run(ctx) }()
+		go func() {
+			err := sched.Run(ctx)
+			if err != nil && ctx.Err() == nil {
+				// Said at once: the reconciler goes on, scheduled reviews do not.
+				fmt.Fprintf(stderr, "scheduler: scheduled bulk reviews stopped: %v\n", err)
+			}
+			errc <- err
+		}()
 		rerr := rec.Run(ctx, a.Cfg.Scheduler.Interval)
 		return errors.Join(rerr, <-errc)
 	}

@@ -37,7 +37,9 @@ func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
 // with its dedupe key.
 func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
 	if req.Repos == nil && req.CacheDir == "" {
-		req.Repos = a.Snapshots
+		// Clones come from this host's cache, and the work-tree copy of a
+		// diff review goes under the same directory.
+		req.Repos, req.CacheDir = a.Snapshots, a.Snapshots.Dir
 	}
 	nr, err := submit.Prepare(ctx, a.Cfg, req)
 	if err != nil {

@@ -88,8 +88,14 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		class := Classify(werr)
-		if werr != nil && errors.Is(ctx.Err(), context.Canceled) {
+		switch {
+		case werr == nil:
+		case errors.Is(ctx.Err(), context.Canceled):
 			class = ClassInfra // whatever the work said, it was interrupted
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// The task's own time ran out: the item took too long, which an
+			// outage does not explain; it uses its attempt.
+			class = ClassItem
 		}
 		last := LastAttempt(ctx)
 		switch {

@@ -70,3 +70,50 @@ func TestStaleGenerationDoesNoWork(t *testing.T) {
 		t.Fatalf("item: %+v %v", it, err)
 	}
 }
+
+// A task whose own deadline passed while it worked used its attempt: the
+// item took too long, which no outage explains. A cancelled one (shutdown)
+// gives its attempt back.
+func TestTaskDeadlineUsesTheAttemptCancellationDoesNot(t *testing.T) {
+	t.Parallel()
+	for name, attempts := range map[string]int{"deadline": 1, "cancelled": 0} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			bg := context.Background()
+			st := stagetest.Store(t)
+			id, err := st.CreateReview(bg, store.NewReview{
+				Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+				Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &pipeline.Pipeline{Store: st}
+			task, err := pipeline.NewTask(bg, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(bg)
+			if name == "deadline" {
+				ctx, cancel = context.WithTimeout(bg, 2*time.Second)
+			}
+			defer cancel()
+			// The item is claimed while the task has time; the work then
+			// ends on the task's context.
+			worked := false
+			h := p.WorkerHandler("w1", func(ctx context.Context, _ pipeline.Payload) error {
+				worked = true
+				if name == "cancelled" {
+					cancel()
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			})
+			_ = h.ProcessTask(ctx, task)
+			it, err := st.GetItem(bg, id, review.StageIntent, "p1")
+			if err != nil || !worked || it.Status != store.ItemPending || it.Attempts != attempts {
+				t.Fatalf("item after a %s task: %+v (worked %v) %v; want pending with %d attempts", name, it, worked, err, attempts)
+			}
+		})
+	}
+}
