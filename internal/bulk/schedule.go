@@ -51,6 +51,7 @@ type Scheduler struct {
 	OnFiring func(name, batchID string)
 
 	leader atomic.Bool
+	rdb    redis.UniversalClient
 }
 
 // IsLeader reports whether this process holds the lease now.
@@ -80,9 +81,13 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return errors.New("scheduled reviews: unexpected redis client type")
 	}
 	defer rdb.Close()
+	s.rdb = rdb
 
+	// Several firings may run at once, so that a long submission does not
+	// hold the next firing back past its time (its batch is named by when
+	// it first ran).
 	srv := asynq.NewServer(s.App.RedisOpt, asynq.Config{
-		Concurrency: 1, Queues: map[string]int{ScheduleQueue: 1},
+		Concurrency: 4, Queues: map[string]int{ScheduleQueue: 1},
 		TaskCheckInterval: 200 * time.Millisecond, LogLevel: asynq.WarnLevel,
 	})
 	mux := asynq.NewServeMux()
@@ -202,17 +207,17 @@ func period(s cron.Schedule) time.Duration {
 	return s.Next(a).Sub(a)
 }
 
-// FiringTime is the activation of a schedule that a firing handled at now
-// belongs to: the latest activation at or before now. An "@every"
-// schedule has no fixed activations; its firings are counted in slots of
-// its period since the epoch.
+// FiringTime is the activation of a schedule that a firing first handled
+// at now belongs to: the latest activation at or before now. An "@every"
+// schedule has no fixed activations (they follow the start of the leading
+// scheduler): its firing is the second it first ran.
 func FiringTime(spec string, now time.Time) (time.Time, error) {
 	sched, err := cronParser.Parse(spec)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
-		return now.Truncate(every.Delay), nil
+	if _, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return now.UTC().Truncate(time.Second), nil
 	}
 	now = now.UTC()
 	t := sched.Next(now.AddDate(0, -13, 0))
@@ -244,9 +249,9 @@ func (s *Scheduler) handle(ctx context.Context, t *asynq.Task) error {
 	if sc == nil {
 		return fmt.Errorf("no schedule %q in this scheduler's configuration: %w", f.Name, asynq.SkipRetry)
 	}
-	at, err := FiringTime(sc.Cron, time.Now())
+	at, err := s.firingTime(ctx, sc.Cron)
 	if err != nil {
-		return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+		return err
 	}
 	id := ScheduleBatchID(sc.Name, at)
 	if s.OnFiring != nil {
@@ -264,6 +269,35 @@ func (s *Scheduler) handle(ctx context.Context, t *asynq.Task) error {
 		return fmt.Errorf("scheduled review %s: %w", sc.Name, err)
 	}
 	return nil
+}
+
+// firingTime is the activation the firing being handled belongs to. It is
+// computed when the firing's task first runs and kept in Redis under the
+// task's ID, so a retry that lands after the schedule's next activation
+// still resumes the same batch rather than starting a new one.
+func (s *Scheduler) firingTime(ctx context.Context, spec string) (time.Time, error) {
+	id, _ := asynq.GetTaskID(ctx)
+	return s.firingTimeOf(ctx, spec, id, time.Now())
+}
+
+// firingTimeOf is firingTime for the task id handled at now.
+func (s *Scheduler) firingTimeOf(ctx context.Context, spec, id string, now time.Time) (time.Time, error) {
+	at, err := FiringTime(spec, now)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%v: %w", err, asynq.SkipRetry)
+	}
+	if id == "" || s.rdb == nil {
+		return at, nil
+	}
+	key := "reviewfleet:schedule:firing:" + id
+	if err := s.rdb.SetNX(ctx, key, at.Format(time.RFC3339), 7*24*time.Hour).Err(); err != nil {
+		return time.Time{}, fmt.Errorf("record firing time: %w", err)
+	}
+	v, err := s.rdb.Get(ctx, key).Result()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read firing time: %w", err)
+	}
+	return time.Parse(time.RFC3339, v)
 }
 
 func (s *Scheduler) spec(ctx context.Context, sc config.Schedule) (Spec, error) {
