@@ -122,8 +122,20 @@ func (c *Cache) remove(path string) bool {
 	return true
 }
 
-// removeEvicted finishes removals a crash interrupted.
+// removeEvicted finishes removals a crash interrupted, removes trees that
+// older versions cached before redaction (never served, never counted), and
+// temporary trees a crashed build left behind.
 func (c *Cache) removeEvicted() {
+	_ = os.RemoveAll(filepath.Join(c.Dir, "trees"))
+	for _, pattern := range []string{"trees-redacted/*.redact-tmp", "reviews/*.tmp"} {
+		left, _ := filepath.Glob(filepath.Join(c.Dir, pattern))
+		for _, p := range left {
+			// A build in progress in another process is younger than this.
+			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.RemoveAll(p)
+			}
+		}
+	}
 	for _, kind := range kinds {
 		left, _ := filepath.Glob(filepath.Join(c.Dir, kind, "*"+evictedSuffix))
 		for _, p := range left {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -140,5 +141,35 @@ func TestConcurrentAcquireBuildsOnce(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "trees-redacted", "*.tmp-*"))
 	if len(left) != 0 {
 		t.Errorf("temporary directories left: %v", left)
+	}
+}
+
+// Trees an older version cached before redaction are removed, not served
+// or kept outside the bound, and so are temporary trees a crashed build
+// left an hour ago; a build in progress (a fresh temporary tree) is left.
+func TestEvictRemovesUnredactedAndAbandonedTrees(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	legacy := filepath.Join(dir, "trees", "abc123", "config.go")
+	stale := filepath.Join(dir, "trees-redacted", "def456.redact-tmp")
+	fresh := filepath.Join(dir, "trees-redacted", "fed654.redact-tmp")
+	for _, p := range []string{legacy, filepath.Join(stale, "a.go"), filepath.Join(fresh, "a.go")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("const key = \"AKIAZ7QWERTY12345678\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: 10 << 20}
+	cache.Evict(context.Background())
+	for p, want := range map[string]bool{filepath.Join(dir, "trees"): false, stale: false, fresh: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", p, err == nil, want)
+		}
 	}
 }
