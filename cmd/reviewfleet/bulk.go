@@ -62,6 +62,12 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
 		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
+	if a.LocalRedis && a.Cfg.DatabaseURL != "" {
+		// The in-process fleet would adopt the shared database's pending
+		// work and admit other users' queued reviews onto a queue that
+		// vanishes when this command exits.
+		return exitError{code: 2, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
+	}
 	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter)
 	if err != nil {
 		return err

@@ -232,3 +232,21 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		t.Fatalf("second batch of done changes: %v\n%s", err, stderr)
 	}
 }
+
+// bulk without REDIS_URL runs a fleet in the command; on a shared database
+// that fleet would adopt everyone's pending work, so it is refused.
+func TestBulkRefusesAPrivateFleetOnASharedDatabase(t *testing.T) {
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "unused")
+	if _, _, err := runCmd(t, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	manifest := writeManifest(t, []string{`{"repo": "/x", "base": "main", "head": "next"}`})
+	_, _, err := runCmd(t, "bulk", "--manifest", manifest)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Fatalf("bulk on a shared database without Redis: %v", err)
+	}
+}
