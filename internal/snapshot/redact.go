@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
 )
@@ -20,6 +21,9 @@ const maxRedactBytes = 8 << 20
 // before the rest, so their markers are numbered as at submission and
 // match the stored diffs and contents.
 func RedactTree(ctx context.Context, dir string, first []string) error {
+	// Byte order, as the submission numbers the stored contents
+	// (internal/submit), whatever order the caller or the database gave.
+	first = slices.Sorted(slices.Values(first))
 	r := redact.New()
 	done := map[string]bool{}
 	for _, rel := range first {

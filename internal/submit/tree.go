@@ -122,7 +122,13 @@ func captureTree(ctx context.Context, cfg config.Config, cacheDir, dir string, f
 	}
 	// The copy sits in the cache on disk and is what the expert reads: its
 	// secrets go, the changed files first as in the stored review.
-	if err := snapshot.RedactTree(ctx, snap, changed); err != nil {
+	var stored []string // the files whose contents the review stores, numbered first there too
+	for _, f := range files {
+		if f.Content != nil {
+			stored = append(stored, f.Path)
+		}
+	}
+	if err := snapshot.RedactTree(ctx, snap, stored); err != nil {
 		_ = os.RemoveAll(snap)
 		return "", fmt.Errorf("redact the snapshot of %s: %w", dir, err)
 	}

@@ -176,3 +176,31 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// The copy of the work tree numbers its secrets as the stored review does:
+// a file the review does not store (vendored) is not numbered first, so
+// the expert reads the same marker for a value as the diff shows.
+func TestPrepareDiffSnapshotNumbersSecretsAsTheReview(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t, map[string]string{"README": "x\n"}, map[string]string{
+		"vendor/lib/x.go": "package lib\n\nconst id = \"AKIAQWERTYUIOPASDF22\"\n",
+		"z.go":            "package z\n\nconst id = \"AKIAQWERTYUIOPASDF11\"\n",
+	})
+	nr, err := Prepare(context.Background(), config.Default(), Request{DiffFile: diffOf(t, repo), Repo: repo, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	for _, f := range nr.Files {
+		if f.Path == "z.go" && f.Content != nil {
+			stored = *f.Content
+		}
+	}
+	copied, err := os.ReadFile(filepath.Join(nr.Snapshot, "z.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stored, "[REDACTED:aws-access-key-id:1]") || string(copied) != stored {
+		t.Fatalf("z.go stored as %q, copied as %q: want the same, numbered 1", stored, copied)
+	}
+}
