@@ -31,7 +31,7 @@ func handler(o options) (llmfake.Handler, func(), error) {
 		return llmfake.FromSchema(req)
 	}
 	if o.reviewer == "markers" {
-		h = llmfake.Markers(o.marker)
+		h = llmfake.MarkersVerdict(o.marker, o.verdict)
 	}
 	if o.latency > 0 {
 		inner := h

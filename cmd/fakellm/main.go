@@ -41,6 +41,7 @@ type options struct {
 	slow      time.Duration
 	reviewer  string
 	marker    string
+	verdict   string
 	misbehave map[string]float64
 	always    string
 	record    string
@@ -58,6 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.slow, "slow", 30*time.Second, "delay of the slow misbehaviour")
 	fs.StringVar(&o.reviewer, "reviewer", "schema", "how replies are made: schema (a minimal valid reply from the request's JSON schema) or markers (findings at added lines containing -marker)")
 	fs.StringVar(&o.marker, "marker", llmfake.DefaultMarker, "the text the markers reviewer looks for")
+	fs.StringVar(&o.verdict, "expert-verdict", "confirmed", "the verdict the markers reviewer's expert submits (confirmed, refuted, inconclusive, …)")
 	fs.StringVar(&shares, "misbehave", "", "`KIND=SHARE,…`: share of requests that misbehave, kinds: "+strings.Join(llmfake.Misbehaviours, ", "))
 	fs.StringVar(&o.always, "always", "", "`KIND`: every request misbehaves this way")
 	fs.StringVar(&o.record, "record", "", "append every request, as a JSON line, to `FILE`")

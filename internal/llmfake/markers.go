@@ -28,7 +28,15 @@ var markerFinding = regexp.MustCompile(`marker at (.+?):(\d+): ([^\n]*)`)
 // line that contains marker (DefaultMarker when empty), verify anchors it,
 // the expert reads the line and confirms it with evidence, eval confirms.
 // Requests it does not recognise are answered from their schema.
-func Markers(marker string) Handler {
+func Markers(marker string) Handler { return MarkersVerdict(marker, "confirmed") }
+
+// MarkersVerdict is Markers whose expert submits verdict (confirmed,
+// refuted, inconclusive, …) instead of confirming: a drill of how the
+// fleet treats findings the expert could not establish.
+func MarkersVerdict(marker, verdict string) Handler {
+	if verdict == "" {
+		verdict = "confirmed"
+	}
 	if marker == "" {
 		marker = DefaultMarker
 	}
@@ -44,7 +52,7 @@ func Markers(marker string) Handler {
 				"reason": "The line is marked as a defect.", "final_confidence": 0.9})
 		}
 		if len(req.Tools) > 0 {
-			return markerExpert(req, marker)
+			return markerExpert(req, marker, verdict)
 		}
 		return FromSchema(req)
 	}
@@ -77,7 +85,7 @@ func markerFindings(prompt, marker string) []map[string]any {
 
 // markerExpert reads the marked line, then submits a confirmed verdict that
 // quotes the whole line, as the accept gate wants of evidence.
-func markerExpert(req openai.ChatCompletionRequest, marker string) Reply {
+func markerExpert(req openai.ChatCompletionRequest, marker, verdict string) Reply {
 	var text strings.Builder
 	toolResults := 0
 	for _, m := range req.Messages {
@@ -98,7 +106,7 @@ func markerExpert(req openai.ChatCompletionRequest, marker string) Reply {
 		return Tools(ToolCall("read_file", map[string]any{"path": file, "start_line": max(1, line-3), "end_line": line + 3}))
 	}
 	return Tools(ToolCall("submit_verdict", map[string]any{
-		"verdict": "confirmed", "confidence": 0.9, "reasoning": "The line carries the " + marker + " marker.",
+		"verdict": verdict, "confidence": 0.9, "reasoning": "The line carries the " + marker + " marker.",
 		"evidence": []map[string]any{
 			{"kind": "file_exists", "path": file, "required": true},
 			{"kind": "content_contains", "path": file, "start_line": line, "end_line": line, "match": quoted, "required": true},
