@@ -160,6 +160,10 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 		case review.StatusActive:
 			active = append(active, rf)
 		case review.StatusDropped, review.StatusMerged:
+			// A dropped finding is listed with its location and reason; its
+			// code would make a large review's report mostly excerpts of
+			// what it does not report.
+			rf.Code = nil
 			rep.Dropped = append(rep.Dropped, rf)
 		}
 	}

@@ -2,10 +2,12 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -14,6 +16,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/stages/report"
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -134,5 +137,66 @@ func TestBuildLargeFileReportStaysSmall(t *testing.T) {
 	}
 	if !strings.Contains(stored.Markdown, "more lines not shown") || !strings.Contains(string(stored.JSON), `"code_note"`) {
 		t.Errorf("the report does not say what was cut")
+	}
+}
+
+// A large review drops most of what intent raised: those findings are
+// listed with their location and reason, without excerpts, so the report
+// stays small.
+func TestBuildDroppedFindingsCarryNoCode(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	ctx := context.Background()
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "func F%d(x int) int { return x * %d } // %s\n", i, i, strings.Repeat("y", 80))
+	}
+	var fs []review.Finding
+	for i := range 300 {
+		fs = append(fs, review.Finding{RiskType: review.Robustness, File: "a.go", LineStart: i + 1, LineEnd: i + 1,
+			Description: fmt.Sprintf("finding %d", i), Severity: review.High, Confidence: 0.9})
+	}
+	c := b.String()
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/repo", Source: "diff", IntentMode: "per_file", Timeout: time.Hour,
+		Config: pipeline.Snapshot(config.Default()), Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+		Files: []store.File{{Path: "a.go", Change: "modified", ChangedLines: []int{1}, Content: &c}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishIntentItem(ctx, id, "p1", fs); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := st.ListFindings(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Triage keeps one and drops the rest; the review goes to its report.
+	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageReport, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+		var ds []store.Triage
+		for _, f := range stored[1:] {
+			ds = append(ds, store.Triage{FindingID: f.ID, Status: review.StatusDropped, Reason: "cap_per_risk_type"})
+		}
+		return nil, tx.ApplyTriage(ctx, ds)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Dropped) != 299 {
+		t.Fatalf("%d dropped, want 299", len(rep.Dropped))
+	}
+	for _, f := range rep.Dropped {
+		if len(f.Code) != 0 {
+			t.Fatalf("dropped finding %d carries %d lines of code", f.ID, len(f.Code))
+		}
+	}
+	out, err := report.Render(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.JSON) > 160<<10 {
+		t.Fatalf("JSON %d bytes for %d dropped findings", len(out.JSON), len(rep.Dropped))
 	}
 }
