@@ -2,9 +2,12 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // bigReport cites a whole 5,000-line file of long lines in each of its
@@ -90,5 +93,27 @@ func TestVerifySentenceOnce(t *testing.T) {
 	r.Findings[0].Trail = []Verdict{{Stage: "verify", Verdict: "anchored", Reason: s, Evidence: []string{s}}}
 	if n := strings.Count(Markdown(r), s); n != 1 {
 		t.Errorf("verify sentence printed %d times", n)
+	}
+}
+
+// Hundreds of findings dropped by triage are counted in the Markdown, not
+// all listed: the first MaxDroppedListed, then how many more the JSON has.
+func TestMarkdownListsAFewDroppedFindings(t *testing.T) {
+	t.Parallel()
+	r := sampleReport()
+	base := r.Findings[0]
+	r.Dropped = nil
+	for i := range 400 {
+		f := base
+		f.ID, f.LineStart, f.LineEnd = int64(1000+i), i+1, i+1
+		f.Status, f.DropReason, f.Code = review.StatusDropped, "cap_per_risk_type", nil
+		r.Dropped = append(r.Dropped, f)
+	}
+	md := Markdown(r)
+	if n := strings.Count(md, "dropped: cap_per_risk_type"); n != MaxDroppedListed {
+		t.Errorf("%d dropped findings listed, want %d", n, MaxDroppedListed)
+	}
+	if !strings.Contains(md, fmt.Sprintf("… and %d more, listed in the JSON report", 400-MaxDroppedListed)) {
+		t.Errorf("the Markdown does not say how many more were dropped")
 	}
 }

@@ -376,8 +376,17 @@ func writeBelow(b *strings.Builder, r *Report) {
 	b.WriteString("\n")
 }
 
+// MaxDroppedListed bounds the findings the Markdown lists as dropped by
+// triage: a large change can drop hundreds, and the JSON report has them
+// all.
+const MaxDroppedListed = 50
+
 func writeDropped(b *strings.Builder, r *Report) {
 	dropped, nums := r.Dropped, numbers(r)
+	more := 0
+	if len(dropped) > MaxDroppedListed {
+		dropped, more = dropped[:MaxDroppedListed], len(dropped)-MaxDroppedListed
+	}
 	first := len(r.Findings) + len(r.BelowThreshold) + 1
 	b.WriteString("## Dropped by triage\n\n")
 	if len(dropped) == 0 {
@@ -394,6 +403,9 @@ func writeDropped(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "- #%d %s %s — %s — %s\n", first+i, inline(string(f.RiskType)), location(f.Finding),
 			outcome, inline(truncate(oneLine(f.Description), 160)))
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "- … and %d more, listed in the JSON report (`--format json`).\n", more)
 	}
 }
 
