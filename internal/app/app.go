@@ -197,12 +197,15 @@ func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
 func (a *App) openLLM() error {
 	c := a.Cfg.LLM
 	limiters := []llm.Limiter{llm.NewLocalLimiter(c.RequestsPerMinute, c.TokensPerMinute)}
-	if c.FleetRequestsPerMinute > 0 || c.FleetTokensPerMinute > 0 {
-		limiters = append(limiters, llm.NewRedisLimiter(a.rdb, "reviewfleet:llm:quota", c.FleetRequestsPerMinute, c.FleetTokensPerMinute))
+	if a.rdb != nil {
+		// Always on, also without a fleet quota: it carries the fleet-wide
+		// cool-down after a permanent auth or quota error.
+		limiters = append(limiters, llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota", llm.EndpointID(c.BaseURL, c.APIKey),
+			c.FleetRequestsPerMinute, c.FleetTokensPerMinute, c.FleetBurst))
 	}
 	client, err := llm.New(llm.Config{
 		BaseURL: c.BaseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
-		OmitBodies: !c.RecordExchanges,
+		OmitBodies: !c.RecordExchanges, CoolDown: c.CoolDown,
 	},
 		llm.WithLimiter(llm.Combine(limiters...)),
 		llm.WithRecorder(recorder{a.Store}),

@@ -108,6 +108,18 @@ type LLM struct {
 	// by every worker through Redis (0 = no fleet-wide limit).
 	FleetRequestsPerMinute int `yaml:"fleet_requests_per_minute"`
 	FleetTokensPerMinute   int `yaml:"fleet_tokens_per_minute"`
+	// FleetBurst is how far ahead of the fleet quota's steady rate calls
+	// may start (default 1s). A provider counting a sliding minute answers
+	// 429 to a larger burst.
+	FleetBurst time.Duration `yaml:"fleet_burst"`
+	// CoolDown is how long no worker sends a call to the endpoint with the
+	// same key after it answered 401, 403 or insufficient_quota (default
+	// 30s); calls meanwhile fail at once with the provider's message.
+	CoolDown time.Duration `yaml:"cool_down"`
+	// Prices maps a model to its price in US dollars per million input and
+	// output tokens, for the estimated cost of calls and reviews (default
+	// empty: no cost is shown).
+	Prices map[string]Price `yaml:"prices"`
 	// MaxCallsPerReview and MaxTokensPerReview cap one review's spend,
 	// retries included (defaults 400 and 4,000,000; 0 = unlimited).
 	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
@@ -118,6 +130,12 @@ type LLM struct {
 	// Recorded marks a review whose replies come from a recorded exchange
 	// (the offline demo); not a configuration key.
 	Recorded bool `yaml:"-"`
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
 }
 
 // ModelFor returns the model configured for a stage.
@@ -297,6 +315,7 @@ func Default() Config {
 		LLM: LLM{
 			Model: "gpt-4o-mini", Timeout: 120 * time.Second, MaxAttempts: 3, Temperature: 0.1,
 			MaxCallsPerReview: 400, MaxTokensPerReview: 4_000_000, RecordExchanges: true,
+			FleetBurst: time.Second, CoolDown: 30 * time.Second, Prices: map[string]Price{},
 		},
 		Harness: Harness{
 			VerifyEnabled: true, EvalEnabled: true, ProgressiveContextEnabled: true,

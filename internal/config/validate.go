@@ -98,6 +98,17 @@ func (c Config) Validate() error {
 	for _, msg := range validateSchedules(c.Scheduler.Schedules) {
 		bad("scheduler.schedules", "%s", msg)
 	}
+	if c.LLM.FleetBurst < 0 {
+		bad("llm.fleet_burst", "must not be negative, got %s", c.LLM.FleetBurst)
+	}
+	if c.LLM.CoolDown < 0 {
+		bad("llm.cool_down", "must not be negative, got %s", c.LLM.CoolDown)
+	}
+	for model, p := range c.LLM.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			bad("llm.prices", "model %q: prices must not be negative", model)
+		}
+	}
 	if c.LLM.Model == "" {
 		bad("llm.model", "must not be empty")
 	}

@@ -72,6 +72,9 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		if !c.cfg.OmitBodies {
 			rec.Response, _ = json.Marshal(redactResponse(resp))
 		}
+		if cr, ok := c.limiter.(Corrector); ok {
+			cr.Correct(r.est, res.tokensIn+res.tokensOut)
+		}
 		if d := exhaustedFor(ex.header); d > 0 && c.limiter != nil {
 			c.limiter.Penalize(d)
 		}
@@ -97,6 +100,11 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		res.retryable = retryableStatus(ex.status) && !QuotaExhausted(err)
 		res.retryAfter, res.hasRetryAfter = retryAfter(ex.header, time.Now())
 		status = HTTPStatus(ex.status)
+		if coolsDown(ex.status, err) {
+			if cd, ok := c.limiter.(CoolDowner); ok {
+				cd.CoolDown(c.cfg.CoolDown, fmt.Sprintf("HTTP %d: %v", ex.status, err))
+			}
+		}
 		if ex.status == http.StatusTooManyRequests && res.retryable {
 			status = StatusRateLimited
 			if c.limiter != nil {
@@ -117,6 +125,12 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	}
 	c.record(ctx, rec, status, res.err)
 	return res
+}
+
+// coolsDown reports a provider answer that will not change for any call
+// until someone fixes the account: a refused key or an exhausted quota.
+func coolsDown(status int, err error) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden || QuotaExhausted(err)
 }
 
 // checkReply rejects replies without choices, then applies check.
