@@ -58,7 +58,7 @@ func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.
 func (s *Store) ClaimItem(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int) (string, error) {
 	claim := uuid.NewString()
 	tag, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(),
+		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(), started_at = now(),
 		       worker_id = nullif($4, ''), claim = $5, claimed_at = now()
 		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
 		  AND ($6 < 0 OR generation = $6)`,

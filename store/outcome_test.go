@@ -63,6 +63,9 @@ func TestLLMCallStartedThenCompleted(t *testing.T) {
 	if err := st.RecordLLMCall(ctx, store.LLMCall{ID: callID, ReviewID: id, Status: "ok", TokensIn: 100, TokensOut: 20, Latency: time.Second}); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.FailItem(ctx, id, review.StageIntent, "p1", "x"); err != nil {
+		t.Fatal(err)
+	}
 	calls, _ = st.ListLLMCalls(ctx, id)
 	r, _ := st.GetReview(ctx, id)
 	if len(calls) != 1 || calls[0].Status != "ok" || calls[0].TokensIn != 100 || r.TokensIn != 100 || r.TokensOut != 20 {

@@ -208,7 +208,7 @@ func (a *App) openLLM() error {
 		OmitBodies: !c.RecordExchanges, CoolDown: c.CoolDown,
 	},
 		llm.WithLimiter(llm.Combine(limiters...)),
-		llm.WithRecorder(recorder{a.Store}),
+		llm.WithRecorder(recorder{st: a.Store, prices: c.Prices}),
 		llm.WithBudget(budget{st: a.Store, maxCalls: c.MaxCallsPerReview, maxTokens: c.MaxTokensPerReview}),
 		llm.WithLogger(a.Log),
 		llm.WithTracer(otel.Tracer("reviewfleet/llm")),

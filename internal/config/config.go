@@ -121,7 +121,11 @@ type LLM struct {
 	// empty: no cost is shown).
 	Prices map[string]Price `yaml:"prices"`
 	// MaxCallsPerReview and MaxTokensPerReview cap one review's spend,
-	// retries included (defaults 400 and 4,000,000; 0 = unlimited).
+	// retries included (defaults 1,000 and 12,000,000; 0 = unlimited).
+	// The review keeps the caps it was submitted with. The defaults cover
+	// the largest change the benchmarks review (140 files): about 32 intent
+	// chunks, 15 verify, 15 × 22 expert rounds and 15 eval calls, about 590
+	// with repairs and retries, the expert rounds carrying most tokens.
 	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
 	MaxTokensPerReview int64 `yaml:"max_tokens_per_review"`
 	// RecordExchanges stores request and reply bodies in llm_calls, which
@@ -314,7 +318,7 @@ func Default() Config {
 	return Config{
 		LLM: LLM{
 			Model: "gpt-4o-mini", Timeout: 120 * time.Second, MaxAttempts: 3, Temperature: 0.1,
-			MaxCallsPerReview: 400, MaxTokensPerReview: 4_000_000, RecordExchanges: true,
+			MaxCallsPerReview: 1000, MaxTokensPerReview: 12_000_000, RecordExchanges: true,
 			FleetBurst: time.Second, CoolDown: 30 * time.Second, Prices: map[string]Price{},
 		},
 		Harness: Harness{

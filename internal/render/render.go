@@ -130,6 +130,7 @@ type EvalCounts struct {
 // Usage is LLM consumption.
 type Usage struct {
 	LLMCalls, TokensIn, TokensOut int
+	Cost                          float64 // estimated US dollars from llm.prices; 0 when unpriced
 }
 
 // stageOrder ranks the stages a trail may hold so trails always read

@@ -1,0 +1,27 @@
+-- +goose Up
+-- Throughput: items skipped because their review's LLM budget was spent,
+-- item timings written where they happen, and the estimated cost of each
+-- call and review.
+
+ALTER TABLE stage_items DROP CONSTRAINT IF EXISTS stage_items_status_check;
+ALTER TABLE stage_items ADD CONSTRAINT stage_items_status_check
+    CHECK (status IN ('pending', 'done', 'failed', 'skipped_budget'));
+ALTER TABLE stage_items
+    ADD COLUMN started_at  timestamptz,   -- when a handler last started the item
+    ADD COLUMN finished_at timestamptz;   -- when the item was closed
+
+ALTER TABLE llm_calls
+    ADD COLUMN cost double precision NOT NULL DEFAULT 0;  -- estimated USD, from llm.prices
+
+ALTER TABLE reviews
+    ADD COLUMN skipped_budget integer NOT NULL DEFAULT 0,   -- items skipped: the LLM budget was spent
+    ADD COLUMN cost double precision NOT NULL DEFAULT 0;    -- estimated USD of all its calls
+
+-- +goose Down
+ALTER TABLE reviews DROP COLUMN IF EXISTS cost, DROP COLUMN IF EXISTS skipped_budget;
+ALTER TABLE llm_calls DROP COLUMN IF EXISTS cost;
+ALTER TABLE stage_items DROP COLUMN IF EXISTS finished_at, DROP COLUMN IF EXISTS started_at;
+UPDATE stage_items SET status = 'failed' WHERE status = 'skipped_budget';
+ALTER TABLE stage_items DROP CONSTRAINT IF EXISTS stage_items_status_check;
+ALTER TABLE stage_items ADD CONSTRAINT stage_items_status_check
+    CHECK (status IN ('pending', 'done', 'failed'));
