@@ -7,6 +7,7 @@ ALTER TABLE stage_items DROP CONSTRAINT IF EXISTS stage_items_status_check;
 ALTER TABLE stage_items ADD CONSTRAINT stage_items_status_check
     CHECK (status IN ('pending', 'done', 'failed', 'skipped_budget'));
 ALTER TABLE stage_items
+    ADD COLUMN queued_at   timestamptz,   -- when the task that last started it was handed to the queue
     ADD COLUMN started_at  timestamptz,   -- when a handler last started the item
     ADD COLUMN finished_at timestamptz;   -- when the item was closed
 
@@ -20,7 +21,7 @@ ALTER TABLE reviews
 -- +goose Down
 ALTER TABLE reviews DROP COLUMN IF EXISTS cost, DROP COLUMN IF EXISTS skipped_budget;
 ALTER TABLE llm_calls DROP COLUMN IF EXISTS cost;
-ALTER TABLE stage_items DROP COLUMN IF EXISTS finished_at, DROP COLUMN IF EXISTS started_at;
+ALTER TABLE stage_items DROP COLUMN IF EXISTS finished_at, DROP COLUMN IF EXISTS started_at, DROP COLUMN IF EXISTS queued_at;
 UPDATE stage_items SET status = 'failed' WHERE status = 'skipped_budget';
 ALTER TABLE stage_items DROP CONSTRAINT IF EXISTS stage_items_status_check;
 ALTER TABLE stage_items ADD CONSTRAINT stage_items_status_check

@@ -440,3 +440,38 @@ func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, 
 	}
 	return ids, rows.Err()
 }
+
+// ItemTiming is when one ledger item's last task was queued and started,
+// and when the item closed (zero when not recorded).
+type ItemTiming struct {
+	Stage                     review.Stage
+	Key                       string
+	Queued, Started, Finished time.Time
+}
+
+// ItemTimings returns the timings of a review's items.
+func (s *Store) ItemTimings(ctx context.Context, reviewID string) ([]ItemTiming, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT stage, item_key, coalesce(queued_at, 'epoch'), coalesce(started_at, 'epoch'), coalesce(finished_at, 'epoch')
+		FROM stage_items WHERE review_id = $1 ORDER BY stage, item_key`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("item timings of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []ItemTiming
+	for rows.Next() {
+		var t ItemTiming
+		var stage string
+		if err := rows.Scan(&stage, &t.Key, &t.Queued, &t.Started, &t.Finished); err != nil {
+			return nil, err
+		}
+		t.Stage = review.Stage(stage)
+		for _, p := range []*time.Time{&t.Queued, &t.Started, &t.Finished} {
+			if p.Unix() == 0 {
+				*p = time.Time{}
+			}
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

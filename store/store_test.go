@@ -258,7 +258,8 @@ func TestSkipItemBudgetCompletesReview(t *testing.T) {
 	ctx := context.Background()
 	st := open(t)
 	id := newReview(t, st, "p1", "p2")
-	if _, err := st.ClaimItem(ctx, id, review.StageIntent, "p1", "w", -1); err != nil {
+	queued := time.Now().Add(-time.Second).Truncate(time.Microsecond)
+	if _, err := st.ClaimItemQueued(ctx, id, review.StageIntent, "p1", "w", -1, queued); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"p1", "p2"} {
@@ -276,6 +277,16 @@ func TestSkipItemBudgetCompletesReview(t *testing.T) {
 	r, _ := st.GetReview(ctx, id)
 	if r.Status != store.StatusDone || !r.Incomplete || r.SkippedBudget != 2 || r.FailedItems != 0 {
 		t.Fatalf("review after budget skips: status %s incomplete %v skipped %d failed %d", r.Status, r.Incomplete, r.SkippedBudget, r.FailedItems)
+	}
+	ts, err := st.ItemTimings(ctx, id)
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("timings: %+v %v", ts, err)
+	}
+	if p1 := ts[0]; !p1.Queued.Equal(queued) || p1.Started.Before(p1.Queued) || p1.Finished.Before(p1.Started) {
+		t.Errorf("p1 timings: %+v, queued %v", p1, queued)
+	}
+	if p2 := ts[1]; !p2.Queued.IsZero() || !p2.Started.IsZero() || p2.Finished.IsZero() {
+		t.Errorf("p2 (never started) timings: %+v", p2)
 	}
 }
 

@@ -73,7 +73,7 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		} else if r.Status != store.StatusRunning {
 			return nil // the review ended (failed or timed out): nothing to do
 		}
-		claim, err := p.Store.ClaimItem(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen)
+		claim, err := p.Store.ClaimItemQueued(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued())
 		switch {
 		case errors.Is(err, store.ErrStaleTask):
 			return nil // the item was handed to a newer task

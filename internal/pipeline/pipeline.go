@@ -212,7 +212,8 @@ func (p *Pipeline) enqueueOne(ctx context.Context, it store.Item) error {
 	if p.Timeout > 0 {
 		opts = append(opts, asynq.Timeout(p.Timeout))
 	}
-	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk}, opts...)
+	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk,
+		QueuedAt: time.Now().UnixMicro()}, opts...)
 	if err != nil {
 		return err
 	}
