@@ -12,7 +12,8 @@ ALTER TABLE stage_items
     ADD COLUMN finished_at timestamptz;   -- when the item was closed
 
 ALTER TABLE llm_calls
-    ADD COLUMN cost double precision NOT NULL DEFAULT 0;  -- estimated USD, from llm.prices
+    ADD COLUMN cost     double precision NOT NULL DEFAULT 0,  -- estimated USD, from llm.prices
+    ADD COLUMN endpoint text NOT NULL DEFAULT '';             -- the llm.endpoints member that answered
 
 ALTER TABLE reviews
     ADD COLUMN skipped_budget integer NOT NULL DEFAULT 0,   -- items skipped: the LLM budget was spent
@@ -20,7 +21,7 @@ ALTER TABLE reviews
 
 -- +goose Down
 ALTER TABLE reviews DROP COLUMN IF EXISTS cost, DROP COLUMN IF EXISTS skipped_budget;
-ALTER TABLE llm_calls DROP COLUMN IF EXISTS cost;
+ALTER TABLE llm_calls DROP COLUMN IF EXISTS endpoint, DROP COLUMN IF EXISTS cost;
 ALTER TABLE stage_items DROP COLUMN IF EXISTS finished_at, DROP COLUMN IF EXISTS started_at, DROP COLUMN IF EXISTS queued_at;
 UPDATE stage_items SET status = 'failed' WHERE status = 'skipped_budget';
 ALTER TABLE stage_items DROP CONSTRAINT IF EXISTS stage_items_status_check;

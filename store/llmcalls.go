@@ -35,6 +35,8 @@ type LLMCall struct {
 	CreatedAt  time.Time
 	// StartedAt is when the client started the request (zero: now).
 	StartedAt time.Time
+	// Endpoint names the pool endpoint that answered ("" when unknown).
+	Endpoint string
 	// Cost is the call's estimated cost in US dollars (0 when the model
 	// has no price in llm.prices).
 	Cost float64
@@ -64,9 +66,9 @@ func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 	}
 	var id int64
 	err := s.pool.QueryRow(ctx, `
-		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, request, started_at)
-		VALUES ($1,$2,$3,$4,$5,'started',$6, coalesce($7, now())) RETURNING id`,
-		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, nullableJSON(c.Request), nullableTime(c.StartedAt)).Scan(&id)
+		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, request, started_at, endpoint)
+		VALUES ($1,$2,$3,$4,$5,'started',$6, coalesce($7, now()), $8) RETURNING id`,
+		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, nullableJSON(c.Request), nullableTime(c.StartedAt), c.Endpoint).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
@@ -92,10 +94,10 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 	} else {
 		_, err = s.pool.Exec(ctx, `
 			INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, error,
-			                       tokens_in, tokens_out, latency_ms, request, response, started_at, finished_at, cost)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, coalesce($13, now()), now(), $14)`,
+			                       tokens_in, tokens_out, latency_ms, request, response, started_at, finished_at, cost, endpoint)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, coalesce($13, now()), now(), $14, $15)`,
 			reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, c.Status, c.Error, c.TokensIn, c.TokensOut,
-			c.Latency.Milliseconds(), nullableJSON(c.Request), nullableJSON(c.Response), nullableTime(c.StartedAt), c.Cost)
+			c.Latency.Milliseconds(), nullableJSON(c.Request), nullableJSON(c.Response), nullableTime(c.StartedAt), c.Cost, c.Endpoint)
 	}
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
@@ -142,7 +144,7 @@ func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls in
 func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, stage, item_key, model, prompt_hash, status, error, tokens_in, tokens_out, latency_ms,
-		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at)
+		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at), cost, endpoint
 		FROM llm_calls WHERE review_id = $1 ORDER BY id`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list llm calls of %s: %w", reviewID, err)
@@ -153,7 +155,7 @@ func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, e
 		c := LLMCall{ReviewID: reviewID}
 		var ms int
 		if err := rows.Scan(&c.ID, &c.Stage, &c.ItemKey, &c.Model, &c.PromptHash, &c.Status, &c.Error,
-			&c.TokensIn, &c.TokensOut, &ms, &c.Request, &c.Response, &c.CreatedAt, &c.StartedAt); err != nil {
+			&c.TokensIn, &c.TokensOut, &ms, &c.Request, &c.Response, &c.CreatedAt, &c.StartedAt, &c.Cost, &c.Endpoint); err != nil {
 			return nil, err
 		}
 		c.Latency = time.Duration(ms) * time.Millisecond

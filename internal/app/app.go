@@ -203,11 +203,17 @@ func (a *App) openLLM() error {
 		limiters = append(limiters, llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota", llm.EndpointID(c.BaseURL, c.APIKey),
 			c.FleetRequestsPerMinute, c.FleetTokensPerMinute, c.FleetBurst))
 	}
+	eps := a.endpoints()
+	baseURL := c.BaseURL
+	if baseURL == "" && len(eps) > 0 {
+		baseURL = eps[0].BaseURL
+	}
 	client, err := llm.New(llm.Config{
-		BaseURL: c.BaseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
+		BaseURL: baseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
 		OmitBodies: !c.RecordExchanges, CoolDown: c.CoolDown,
 	},
 		llm.WithLimiter(llm.Combine(limiters...)),
+		llm.WithEndpoints(eps...),
 		llm.WithRecorder(recorder{st: a.Store, prices: c.Prices}),
 		llm.WithBudget(budget{st: a.Store, maxCalls: c.MaxCallsPerReview, maxTokens: c.MaxTokensPerReview}),
 		llm.WithLogger(a.Log),
@@ -303,4 +309,20 @@ func cacheDir(cfg config.Config) (string, error) {
 		return "", fmt.Errorf("find a cache directory (set expert.snapshot_dir): %w", err)
 	}
 	return filepath.Join(base, "reviewfleet"), nil
+}
+
+// endpoints builds the llm.endpoints pool, each member with its own fleet
+// quota and cool-down in Redis (none without Redis).
+func (a *App) endpoints() []llm.Endpoint {
+	var out []llm.Endpoint
+	for _, e := range a.Cfg.LLM.Endpoints {
+		key := os.Getenv(e.APIKeyEnv)
+		ep := llm.Endpoint{Name: e.Name, BaseURL: e.BaseURL, APIKey: key, Models: e.Models, Weight: e.Weight}
+		if a.rdb != nil {
+			ep.Limiter = llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota:"+e.Name, llm.EndpointID(e.BaseURL, key),
+				e.RequestsPerMinute, e.TokensPerMinute, a.Cfg.LLM.FleetBurst)
+		}
+		out = append(out, ep)
+	}
+	return out
 }

@@ -120,6 +120,11 @@ type LLM struct {
 	// output tokens, for the estimated cost of calls and reviews (default
 	// empty: no cost is shown).
 	Prices map[string]Price `yaml:"prices"`
+	// Endpoints makes several OpenAI-compatible endpoints one pool (default
+	// none: base_url alone is a pool of one). Calls are spread by weight;
+	// one answering 401, 403 or insufficient_quota is left out for
+	// cool_down and its calls go to the others.
+	Endpoints []Endpoint `yaml:"endpoints"`
 	// MaxCallsPerReview and MaxTokensPerReview cap one review's spend,
 	// retries included (defaults 1,000 and 12,000,000; 0 = unlimited).
 	// The review keeps the caps it was submitted with. The defaults cover
@@ -134,6 +139,18 @@ type LLM struct {
 	// Recorded marks a review whose replies come from a recorded exchange
 	// (the offline demo); not a configuration key.
 	Recorded bool `yaml:"-"`
+}
+
+// Endpoint is one member of the llm.endpoints pool.
+type Endpoint struct {
+	Name      string `yaml:"name"`        // unique; recorded in llm_calls.endpoint
+	BaseURL   string `yaml:"base_url"`    // e.g. https://api.openai.com/v1
+	APIKeyEnv string `yaml:"api_key_env"` // the environment variable holding its key
+	// Models maps the model a stage asks for to this endpoint's name for it.
+	Models            map[string]string `yaml:"models"`
+	RequestsPerMinute int               `yaml:"requests_per_minute"` // its own quota, shared by the fleet (0 = none)
+	TokensPerMinute   int               `yaml:"tokens_per_minute"`
+	Weight            int               `yaml:"weight"` // share of the calls (default 1)
 }
 
 // Price is a model's price in US dollars per million tokens.
@@ -319,7 +336,7 @@ func Default() Config {
 		LLM: LLM{
 			Model: "gpt-4o-mini", Timeout: 120 * time.Second, MaxAttempts: 3, Temperature: 0.1,
 			MaxCallsPerReview: 1000, MaxTokensPerReview: 12_000_000, RecordExchanges: true,
-			FleetBurst: time.Second, CoolDown: 30 * time.Second, Prices: map[string]Price{},
+			FleetBurst: time.Second, CoolDown: 30 * time.Second, Prices: map[string]Price{}, Endpoints: []Endpoint{},
 		},
 		Harness: Harness{
 			VerifyEnabled: true, EvalEnabled: true, ProgressiveContextEnabled: true,

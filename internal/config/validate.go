@@ -104,6 +104,18 @@ func (c Config) Validate() error {
 	if c.LLM.CoolDown < 0 {
 		bad("llm.cool_down", "must not be negative, got %s", c.LLM.CoolDown)
 	}
+	names := map[string]bool{}
+	for i, e := range c.LLM.Endpoints {
+		switch {
+		case e.Name == "" || names[e.Name]:
+			bad("llm.endpoints", "entry %d: name must be set and unique", i+1)
+		case !strings.HasPrefix(e.BaseURL, "http://") && !strings.HasPrefix(e.BaseURL, "https://"):
+			bad("llm.endpoints", "%s: base_url must be an http(s) URL, got %q", e.Name, e.BaseURL)
+		case e.Weight < 0 || e.RequestsPerMinute < 0 || e.TokensPerMinute < 0:
+			bad("llm.endpoints", "%s: weight and quotas must not be negative", e.Name)
+		}
+		names[e.Name] = true
+	}
 	for model, p := range c.LLM.Prices {
 		if p.Input < 0 || p.Output < 0 {
 			bad("llm.prices", "model %q: prices must not be negative", model)

@@ -100,7 +100,7 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 		fail := func() error {
 			err := fmt.Errorf("chat completion for stage %q (model %s, attempt %d of %d): %w",
 				r.meta.Stage, r.meta.Model, n, c.cfg.MaxAttempts, res.err)
-			if res.status == http.StatusTooManyRequests && res.retryable {
+			if res.status == http.StatusTooManyRequests && res.retryable && !res.switched {
 				ra := res.retryAfter
 				if !res.hasRetryAfter {
 					ra = DefaultRateLimitDelay

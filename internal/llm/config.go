@@ -88,6 +88,7 @@ func (c Config) withDefaults() Config {
 type Option func(*options)
 
 type options struct {
+	endpoints  []Endpoint
 	limiter    Limiter
 	recorder   Recorder
 	budget     Budget
