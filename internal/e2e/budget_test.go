@@ -8,6 +8,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -38,5 +39,28 @@ func TestSubmittedBudgetHoldsOnAWorkerWithout(t *testing.T) {
 	rep := failureReport(t, f.sub.Store, r.ID)
 	if !strings.Contains(rep.Markdown, "llm.max_calls_per_review") {
 		t.Errorf("the report does not say which setting to raise:\n%s", rep.Markdown)
+	}
+}
+
+// A provider whose account has no quota left ends the review at once with
+// its message; the fleet-wide cool-down keeps the other items from
+// sending calls.
+func TestProviderOutOfQuotaFailsTheReview(t *testing.T) {
+	t.Parallel()
+	broke := llmfake.Reply{Status: 429, Raw: `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`}
+	f := newFleet(t, llmfake.Static(broke), func(c *config.Config) { c.Worker.MaxRetry = 4 })
+	r := f.review(t, demoRepo(t))
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "exceeded your current quota") {
+		t.Fatalf("status %s: %s", r.Status, r.Error)
+	}
+	calls, _ := f.sub.Store.ListLLMCalls(context.Background(), r.ID)
+	sent := 0
+	for _, c := range calls {
+		if strings.HasPrefix(c.Status, "http_") {
+			sent++
+		}
+	}
+	if sent == 0 || sent > 3 {
+		t.Errorf("%d calls reached the provider for 3 intent items; want each at most once", sent)
 	}
 }
