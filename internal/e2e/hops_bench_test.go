@@ -50,9 +50,17 @@ func BenchmarkStageHops(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		time.Sleep(2 * time.Second) // let the worker settle
+		if os.Getenv("REVIEWFLEET_BENCH_COMMANDSTATS") != "" {
+			_ = rdb.ConfigResetStat(ctx).Err()
+		}
 		before := commandsProcessed(b, rdb)
 		time.Sleep(idle)
 		idleRate := float64(commandsProcessed(b, rdb)-before-1) / idle.Seconds()
+		if os.Getenv("REVIEWFLEET_BENCH_COMMANDSTATS") != "" {
+			// Which commands the idle worker sends, to see what to cut.
+			stats, _ := rdb.Info(ctx, "commandstats").Result()
+			fmt.Fprintf(os.Stderr, "idle commandstats over %s:\n%s\n", idle, stats)
+		}
 
 		req := demoRepo(b)
 		var hops []time.Duration
