@@ -275,11 +275,19 @@ func (c Config) PoolSize() int {
 // Worker configures the asynq server.
 type Worker struct {
 	Concurrency int `yaml:"concurrency"` // default 8
-	// TaskCheckInterval is how often an idle worker polls its queues
-	// (default 50ms; asynq's own default of 1s makes every hop slow).
+	// TaskCheckInterval is the pause after a poll of the queues found
+	// nothing (default 10ms; asynq's own default of 1s makes every hop
+	// slow). With idle_poll_interval set, the poll after that waits for an
+	// announced task, so a short pause costs no idle polling.
 	TaskCheckInterval time.Duration `yaml:"task_check_interval"`
-	MaxRetry          int           `yaml:"max_retry"`        // default 4
-	ShutdownTimeout   time.Duration `yaml:"shutdown_timeout"` // default 30s
+	// IdlePollInterval is how often a worker whose queues were all empty
+	// polls them again when no new task was announced (default 1s; 0 polls
+	// every task_check_interval). Tasks the fleet enqueues are announced
+	// on a Redis channel and wake idle workers at once; retries asynq
+	// moves to a queue itself wait up to this long.
+	IdlePollInterval time.Duration `yaml:"idle_poll_interval"`
+	MaxRetry         int           `yaml:"max_retry"`        // default 4
+	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"` // default 30s
 	// HealthAddr serves /livez and /readyz (default ":8081"; empty
 	// disables). When the default port is taken (a second worker on the
 	// same host) the worker listens on a free port and logs which.
@@ -360,7 +368,7 @@ func Default() Config {
 			SandboxDeny: []string{},
 		},
 		Worker: Worker{
-			Concurrency: 8, TaskCheckInterval: 50 * time.Millisecond, MaxRetry: 4,
+			Concurrency: 8, TaskCheckInterval: 10 * time.Millisecond, IdlePollInterval: time.Second, MaxRetry: 4,
 			ShutdownTimeout: 30 * time.Second, HealthAddr: DefaultHealthAddr,
 			HeartbeatInterval: 2 * time.Second, HeartbeatTTL: 10 * time.Second,
 		},

@@ -130,6 +130,9 @@ func (c Config) Validate() error {
 		bad("expert.run_timeout", "must be below scheduler.review_timeout (%s), got %s: no expert run could finish inside a review",
 			c.Scheduler.ReviewTimeout, c.Expert.RunTimeout)
 	}
+	if c.Worker.IdlePollInterval < 0 {
+		bad("worker.idle_poll_interval", "must not be negative, got %s", c.Worker.IdlePollInterval)
+	}
 	if c.Worker.ShutdownTimeout < 0 {
 		bad("worker.shutdown_timeout", "must not be negative, got %s", c.Worker.ShutdownTimeout)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// BenchmarkStageHops runs one worker at the default task check interval
-// (50 ms) against a redis-server of its own and a model that answers at
+// BenchmarkStageHops runs one worker at the default task check and idle
+// poll intervals against a redis-server of its own and a model that answers at
 // once, and measures:
 //   - the Redis commands per second the idle worker sends (INFO stats over
 //     REVIEWFLEET_BENCH_IDLE_SECONDS, default 10);

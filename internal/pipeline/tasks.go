@@ -33,6 +33,11 @@ type Payload struct {
 	QueuedAt int64 `json:"queued_at,omitempty"`
 }
 
+// WakeChannel is the Redis channel on which enqueuers announce new tasks,
+// so idle workers poll their queues at once instead of at their next
+// idle_poll_interval.
+const WakeChannel = "reviewfleet:tasks:enqueued"
+
 // Queued is QueuedAt as a time (zero when unknown).
 func (p Payload) Queued() time.Time {
 	if p.QueuedAt == 0 {
