@@ -136,7 +136,7 @@ func (t *Tx) SaveEvalSummary(ctx context.Context) error {
 // single conditional UPDATE, and the winner's planner writes the next
 // stage's ledger rows in the same transaction. It reports whether this call
 // won. Moving to review.StageDone also marks the review done, and
-// incomplete when any of its items failed.
+// incomplete when any of its items failed or was skipped for budget.
 func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.Stage, plan Planner) (bool, error) {
 	won := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -148,8 +148,10 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 			UPDATE reviews
 			SET stage = $3, status = $4, stage_started_at = now(),
 			    finished_at = CASE WHEN $4 = 'done' THEN now() ELSE finished_at END,
-			    failed_items = f.n, incomplete = ($4 = 'done' AND f.n > 0)
-			FROM (SELECT count(*) AS n FROM stage_items WHERE review_id = $1 AND status = 'failed') f
+			    failed_items = f.n, skipped_budget = f.skipped, incomplete = ($4 = 'done' AND f.n + f.skipped > 0)
+			FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS n,
+			             count(*) FILTER (WHERE status = 'skipped_budget') AS skipped
+			      FROM stage_items WHERE review_id = $1 AND status IN ('failed', 'skipped_budget')) f
 			WHERE id = $1 AND stage = $2 AND status = 'running'
 			  AND NOT EXISTS (SELECT 1 FROM stage_items
 			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')`,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -56,13 +57,20 @@ func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.
 // generation of -1 skips the generation check; a task whose generation is
 // not the item's gets ErrStaleTask, a closed item ErrItemClosed.
 func (s *Store) ClaimItem(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int) (string, error) {
+	return s.ClaimItemQueued(ctx, reviewID, stage, key, workerID, generation, time.Time{})
+}
+
+// ClaimItemQueued is ClaimItem for a task handed to the queue at queuedAt
+// (zero: unknown), which it records with the start time so that the hop
+// from queue to handler can be read back.
+func (s *Store) ClaimItemQueued(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int, queuedAt time.Time) (string, error) {
 	claim := uuid.NewString()
 	tag, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(),
-		       worker_id = nullif($4, ''), claim = $5, claimed_at = now()
+		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(), started_at = now(),
+		       queued_at = $7, worker_id = nullif($4, ''), claim = $5, claimed_at = now()
 		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
 		  AND ($6 < 0 OR generation = $6)`,
-		reviewID, string(stage), key, workerID, claim, generation)
+		reviewID, string(stage), key, workerID, claim, generation, nullableTime(queuedAt))
 	if err != nil {
 		return "", fmt.Errorf("claim item %s/%s: %w", stage, key, err)
 	}

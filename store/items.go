@@ -101,21 +101,43 @@ func (s *Store) StartItem(ctx context.Context, reviewID string, stage review.Sta
 // carries a claim that is no longer the item's.
 func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key, status, reason string) error {
 	claim, checked := claimFrom(ctx)
-	tag, err := tx.Exec(ctx, `
-		UPDATE stage_items SET status = $4, error = $5, updated_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-		  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)`,
-		reviewID, string(stage), key, status, reason, checked, claimOrNil(claim))
+	// The review's tokens and cost grow once per item, by what the item's
+	// calls used, rather than with every call.
+	var n int
+	err := tx.QueryRow(ctx, `
+		WITH closed AS (
+			UPDATE stage_items SET status = $4, error = $5, updated_at = now(), finished_at = now()
+			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+			  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)
+			RETURNING review_id
+		), used AS (
+			SELECT coalesce(sum(tokens_in), 0) AS i, coalesce(sum(tokens_out), 0) AS o, coalesce(sum(cost), 0) AS c
+			FROM llm_calls WHERE review_id = $1 AND stage = $2 AND item_key = $3
+		), rolled AS (
+			UPDATE reviews SET tokens_in = tokens_in + used.i, tokens_out = tokens_out + used.o, cost = cost + used.c
+			FROM used WHERE id = (SELECT review_id FROM closed) AND (used.i > 0 OR used.o > 0 OR used.c > 0)
+		)
+		SELECT count(*) FROM closed`,
+		reviewID, string(stage), key, status, reason, checked, claimOrNil(claim)).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		if checked {
 			return lostOrClosed(ctx, tx, reviewID, stage, key)
 		}
 		return ErrItemClosed
 	}
 	return nil
+}
+
+// SkipItemBudget closes a pending item as skipped because its review's LLM
+// budget is spent; the review goes on and completes without it.
+// ErrItemClosed when it was no longer pending.
+func (s *Store) SkipItemBudget(ctx context.Context, reviewID string, stage review.Stage, key, reason string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		return closeItem(ctx, tx, reviewID, stage, key, ItemSkippedBudget, reason)
+	})
 }
 
 // lockPending takes a row lock on a pending item so that two deliveries of
@@ -439,6 +461,41 @@ func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]Item, e
 		}
 		it.Stage = review.Stage(stage)
 		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// ItemTiming is when one ledger item's last task was queued and started,
+// and when the item closed (zero when not recorded).
+type ItemTiming struct {
+	Stage                     review.Stage
+	Key                       string
+	Queued, Started, Finished time.Time
+}
+
+// ItemTimings returns the timings of a review's items.
+func (s *Store) ItemTimings(ctx context.Context, reviewID string) ([]ItemTiming, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT stage, item_key, coalesce(queued_at, 'epoch'), coalesce(started_at, 'epoch'), coalesce(finished_at, 'epoch')
+		FROM stage_items WHERE review_id = $1 ORDER BY stage, item_key`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("item timings of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []ItemTiming
+	for rows.Next() {
+		var t ItemTiming
+		var stage string
+		if err := rows.Scan(&stage, &t.Key, &t.Queued, &t.Started, &t.Finished); err != nil {
+			return nil, err
+		}
+		t.Stage = review.Stage(stage)
+		for _, p := range []*time.Time{&t.Queued, &t.Started, &t.Finished} {
+			if p.Unix() == 0 {
+				*p = time.Time{}
+			}
+		}
+		out = append(out, t)
 	}
 	return out, rows.Err()
 }

@@ -35,6 +35,11 @@ type LLMCall struct {
 	CreatedAt  time.Time
 	// StartedAt is when the client started the request (zero: now).
 	StartedAt time.Time
+	// Endpoint names the pool endpoint that answered ("" when unknown).
+	Endpoint string
+	// Cost is the call's estimated cost in US dollars (0 when the model
+	// has no price in llm.prices).
+	Cost float64
 }
 
 func nullableJSON(m json.RawMessage) any {
@@ -61,18 +66,19 @@ func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 	}
 	var id int64
 	err := s.pool.QueryRow(ctx, `
-		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, request, started_at)
-		VALUES ($1,$2,$3,$4,$5,'started',$6, coalesce($7, now())) RETURNING id`,
-		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, nullableJSON(c.Request), nullableTime(c.StartedAt)).Scan(&id)
+		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, request, started_at, endpoint)
+		VALUES ($1,$2,$3,$4,$5,'started',$6, coalesce($7, now()), $8) RETURNING id`,
+		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, nullableJSON(c.Request), nullableTime(c.StartedAt), c.Endpoint).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
 	return id, nil
 }
 
-// RecordLLMCall stores one call's outcome and adds its tokens to the
-// review's totals. With c.ID set it completes the row StartLLMCall
-// inserted; otherwise (a call refused before it was sent) it inserts one.
+// RecordLLMCall stores one call's outcome. With c.ID set it completes the
+// row StartLLMCall inserted; otherwise (a call refused before it was sent)
+// it inserts one. The review's token and cost totals are not touched here:
+// they grow once per item, when the item closes.
 func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 	var reviewID any
 	if c.ReviewID != "" {
@@ -81,24 +87,17 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 	var err error
 	if c.ID != 0 {
 		_, err = s.pool.Exec(ctx, `
-			WITH upd AS (
-				UPDATE llm_calls SET status = $2, error = $3, tokens_in = $4, tokens_out = $5,
-				       latency_ms = $6, response = $7, finished_at = now()
-				WHERE id = $1 RETURNING review_id
-			)
-			UPDATE reviews SET tokens_in = tokens_in + $4, tokens_out = tokens_out + $5
-			WHERE id = (SELECT review_id FROM upd)`,
-			c.ID, c.Status, c.Error, c.TokensIn, c.TokensOut, c.Latency.Milliseconds(), nullableJSON(c.Response))
+			UPDATE llm_calls SET status = $2, error = $3, tokens_in = $4, tokens_out = $5,
+			       latency_ms = $6, response = $7, finished_at = now(), cost = $8
+			WHERE id = $1`,
+			c.ID, c.Status, c.Error, c.TokensIn, c.TokensOut, c.Latency.Milliseconds(), nullableJSON(c.Response), c.Cost)
 	} else {
 		_, err = s.pool.Exec(ctx, `
-			WITH ins AS (
-				INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, error,
-				                       tokens_in, tokens_out, latency_ms, request, response, started_at, finished_at)
-				VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, coalesce($13, now()), now())
-			)
-			UPDATE reviews SET tokens_in = tokens_in + $8, tokens_out = tokens_out + $9 WHERE id = $1`,
+			INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, error,
+			                       tokens_in, tokens_out, latency_ms, request, response, started_at, finished_at, cost, endpoint)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, coalesce($13, now()), now(), $14, $15)`,
 			reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, c.Status, c.Error, c.TokensIn, c.TokensOut,
-			c.Latency.Milliseconds(), nullableJSON(c.Request), nullableJSON(c.Response), nullableTime(c.StartedAt))
+			c.Latency.Milliseconds(), nullableJSON(c.Request), nullableJSON(c.Response), nullableTime(c.StartedAt), c.Cost, c.Endpoint)
 	}
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
@@ -107,18 +106,36 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 }
 
 // ReserveLLMCall counts one more call against a review's budget, refusing
-// with ErrBudgetExceeded when maxCalls calls were already made or the
-// tokens spent plus estTokens would pass maxTokens (0 means unlimited).
+// with ErrBudgetExceeded when its call cap was reached or the tokens spent
+// plus estTokens would pass its token cap (0 means unlimited). The caps
+// are the review's own, from the configuration it was submitted with
+// (llm.max_calls_per_review, llm.max_tokens_per_review); maxCalls and
+// maxTokens apply only to a review whose snapshot has none. Tokens count
+// per closed item, so in-flight items may overrun the token cap a little.
 func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls int, maxTokens int64, estTokens int) error {
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE reviews SET llm_calls = llm_calls + 1
-		WHERE id = $1 AND ($2 = 0 OR llm_calls < $2)
-		  AND ($3 = 0 OR tokens_in + tokens_out + $4 <= $3)`, reviewID, maxCalls, maxTokens, estTokens)
+	var calls int
+	var tokens, capCalls, capTokens int64
+	var ok bool
+	err := s.pool.QueryRow(ctx, `
+		WITH lim AS (
+			SELECT coalesce((config->'LLM'->>'MaxCallsPerReview')::int, $2) AS calls,
+			       coalesce((config->'LLM'->>'MaxTokensPerReview')::bigint, $3) AS tokens
+			FROM reviews WHERE id = $1
+		), upd AS (
+			UPDATE reviews r SET llm_calls = llm_calls + 1 FROM lim
+			WHERE r.id = $1 AND (lim.calls = 0 OR r.llm_calls < lim.calls)
+			  AND (lim.tokens = 0 OR r.tokens_in + r.tokens_out + $4 <= lim.tokens)
+			RETURNING r.id
+		)
+		SELECT lim.calls, lim.tokens, r.llm_calls, r.tokens_in + r.tokens_out, EXISTS (SELECT 1 FROM upd)
+		FROM lim, reviews r WHERE r.id = $1`, reviewID, maxCalls, maxTokens, estTokens).
+		Scan(&capCalls, &capTokens, &calls, &tokens, &ok)
 	if err != nil {
-		return fmt.Errorf("reserve llm call for %s: %w", reviewID, err)
+		return fmt.Errorf("reserve llm call for %s: %w", reviewID, translate(err))
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w (review %s: at most %d calls and %d tokens)", ErrBudgetExceeded, reviewID, maxCalls, maxTokens)
+	if !ok {
+		return fmt.Errorf("%w (review %s: %d of %d calls (llm.max_calls_per_review), %d of %d tokens (llm.max_tokens_per_review))",
+			ErrBudgetExceeded, reviewID, calls, capCalls, tokens, capTokens)
 	}
 	return nil
 }
@@ -127,7 +144,7 @@ func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls in
 func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, stage, item_key, model, prompt_hash, status, error, tokens_in, tokens_out, latency_ms,
-		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at)
+		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at), cost, endpoint
 		FROM llm_calls WHERE review_id = $1 ORDER BY id`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list llm calls of %s: %w", reviewID, err)
@@ -138,7 +155,7 @@ func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, e
 		c := LLMCall{ReviewID: reviewID}
 		var ms int
 		if err := rows.Scan(&c.ID, &c.Stage, &c.ItemKey, &c.Model, &c.PromptHash, &c.Status, &c.Error,
-			&c.TokensIn, &c.TokensOut, &ms, &c.Request, &c.Response, &c.CreatedAt, &c.StartedAt); err != nil {
+			&c.TokensIn, &c.TokensOut, &ms, &c.Request, &c.Response, &c.CreatedAt, &c.StartedAt, &c.Cost, &c.Endpoint); err != nil {
 			return nil, err
 		}
 		c.Latency = time.Duration(ms) * time.Millisecond

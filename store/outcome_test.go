@@ -52,7 +52,7 @@ func TestLLMCallStartedThenCompleted(t *testing.T) {
 	st := open(t)
 	id := newReview(t, st, "p1")
 	began := time.Now().Add(-time.Second).UTC()
-	callID, err := st.StartLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", ItemKey: "p1", Model: "m", PromptHash: "h", StartedAt: began})
+	callID, err := st.StartLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", ItemKey: "p1", Model: "m", PromptHash: "h", StartedAt: began, Endpoint: "east"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +60,16 @@ func TestLLMCallStartedThenCompleted(t *testing.T) {
 	if len(calls) != 1 || calls[0].Status != store.LLMCallStarted || calls[0].ID != callID || !calls[0].StartedAt.Equal(began.Truncate(time.Microsecond)) {
 		t.Fatalf("before the reply: %+v", calls)
 	}
-	if err := st.RecordLLMCall(ctx, store.LLMCall{ID: callID, ReviewID: id, Status: "ok", TokensIn: 100, TokensOut: 20, Latency: time.Second}); err != nil {
+	if err := st.RecordLLMCall(ctx, store.LLMCall{ID: callID, ReviewID: id, Status: "ok", TokensIn: 100, TokensOut: 20, Latency: time.Second, Cost: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FailItem(ctx, id, review.StageIntent, "p1", "x"); err != nil {
 		t.Fatal(err)
 	}
 	calls, _ = st.ListLLMCalls(ctx, id)
 	r, _ := st.GetReview(ctx, id)
-	if len(calls) != 1 || calls[0].Status != "ok" || calls[0].TokensIn != 100 || r.TokensIn != 100 || r.TokensOut != 20 {
+	if len(calls) != 1 || calls[0].Status != "ok" || calls[0].TokensIn != 100 || r.TokensIn != 100 || r.TokensOut != 20 ||
+		calls[0].Endpoint != "east" || calls[0].Cost != 0.5 || r.Cost != 0.5 {
 		t.Fatalf("after the reply: %+v, review tokens %d/%d", calls, r.TokensIn, r.TokensOut)
 	}
 }

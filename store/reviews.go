@@ -52,9 +52,15 @@ type Review struct {
 	// FailedItems counts them (for done and failed reviews alike).
 	Incomplete  bool
 	FailedItems int
-	DeadlineAt  time.Time
-	Kind        string // interactive | bulk
-	DedupeKey   string
+	// SkippedBudget counts items skipped because the review's LLM budget
+	// was spent (they also make a done review incomplete).
+	SkippedBudget int
+	// Cost is the estimated cost in US dollars of the review's calls, from
+	// llm.prices; tokens and cost are added once per closed item.
+	Cost       float64
+	DeadlineAt time.Time
+	Kind       string // interactive | bulk
+	DedupeKey  string
 }
 
 // Review kinds: admission and the queues prefer interactive reviews.
@@ -102,6 +108,9 @@ const (
 	ItemPending = "pending"
 	ItemDone    = "done"
 	ItemFailed  = "failed"
+	// ItemSkippedBudget: the review's LLM budget was spent before the
+	// item could be reviewed.
+	ItemSkippedBudget = "skipped_budget"
 )
 
 // NewReview is everything CreateReview stores in one transaction.
@@ -209,7 +218,7 @@ func nonNilStrings(v []string) []string {
 
 const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
 	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
-	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key`
+	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key, skipped_budget, cost`
 
 func scanReview(row pgx.Row) (Review, error) {
 	var r Review
@@ -217,7 +226,7 @@ func scanReview(row pgx.Row) (Review, error) {
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
 		&r.Error, &r.Incomplete, &r.FailedItems, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
-		&r.FinishedAt, &r.DeadlineAt, &r.Kind, &r.DedupeKey)
+		&r.FinishedAt, &r.DeadlineAt, &r.Kind, &r.DedupeKey, &r.SkippedBudget, &r.Cost)
 	r.Stage = review.Stage(stage)
 	return r, translate(err)
 }
@@ -265,7 +274,10 @@ func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
 func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE reviews SET status = 'failed', error = $2, finished_at = now(),
-		       failed_items = (SELECT count(*) FROM stage_items WHERE review_id = $1 AND status = 'failed')
+		       failed_items = (SELECT count(*) FROM stage_items WHERE review_id = $1 AND status = 'failed'),
+		       tokens_in = c.i, tokens_out = c.o, cost = c.cost
+		FROM (SELECT coalesce(sum(tokens_in), 0) AS i, coalesce(sum(tokens_out), 0) AS o, coalesce(sum(cost), 0) AS cost
+		      FROM llm_calls WHERE review_id = $1) c
 		WHERE id = $1 AND status IN ('queued', 'running')`, id, reason)
 	if err != nil {
 		return false, fmt.Errorf("fail review %s: %w", id, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -192,24 +193,100 @@ func TestBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	id := newReview(t, st)
+	id := newReview(t, st, "p1")
 	for i := 0; i < 2; i++ {
 		if err := st.ReserveLLMCall(ctx, id, 2, 0, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := st.ReserveLLMCall(ctx, id, 2, 0, 10); !errors.Is(err, store.ErrBudgetExceeded) {
+	if err := st.ReserveLLMCall(ctx, id, 2, 0, 10); !errors.Is(err, store.ErrBudgetExceeded) || !strings.Contains(err.Error(), "llm.max_calls_per_review") {
 		t.Fatalf("third call: %v", err)
 	}
-	if err := st.RecordLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", Model: "m", PromptHash: "h", Status: "ok", TokensIn: 900, TokensOut: 50}); err != nil {
+	if err := st.RecordLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", ItemKey: "p1", Model: "m", PromptHash: "h", Status: "ok", TokensIn: 900, TokensOut: 50, Cost: 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	// Tokens and cost reach the review once per item, when it closes.
+	if r, _ := st.GetReview(ctx, id); r.TokensIn != 0 {
+		t.Fatalf("tokens added per call: %+v", r)
+	}
+	if err := st.FailItem(ctx, id, review.StageIntent, "p1", "x"); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.ReserveLLMCall(ctx, id, 0, 1000, 100); !errors.Is(err, store.ErrBudgetExceeded) {
 		t.Fatalf("token budget: %v", err)
 	}
 	r, _ := st.GetReview(ctx, id)
-	if r.TokensIn != 900 || r.TokensOut != 50 {
-		t.Fatalf("tokens not added to the review: %+v", r)
+	if r.TokensIn != 900 || r.TokensOut != 50 || r.Cost != 0.25 {
+		t.Fatalf("tokens and cost not added to the review: %+v", r)
+	}
+}
+
+// A review submitted with a call budget keeps it on a worker that has
+// none, and a review submitted without one is not held to the worker's.
+func TestBudgetFromReviewSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	nr := store.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Config: json.RawMessage(`{"LLM":{"MaxCallsPerReview":1,"MaxTokensPerReview":0}}`)}
+	id, err := st.CreateReview(ctx, nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReserveLLMCall(ctx, id, 0, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReserveLLMCall(ctx, id, 0, 0, 10); !errors.Is(err, store.ErrBudgetExceeded) {
+		t.Fatalf("second call with a snapshot budget of 1: %v", err)
+	}
+	nr.Config = json.RawMessage(`{"LLM":{"MaxCallsPerReview":0,"MaxTokensPerReview":0}}`)
+	free, err := st.CreateReview(ctx, nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := st.ReserveLLMCall(ctx, free, 1, 0, 10); err != nil {
+			t.Fatalf("unlimited snapshot held to the worker's cap: %v", err)
+		}
+	}
+}
+
+// Items skipped for budget let the review complete, counted and marked
+// incomplete; their start and end times are kept.
+func TestSkipItemBudgetCompletesReview(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1", "p2")
+	queued := time.Now().Add(-time.Second).Truncate(time.Microsecond)
+	if _, err := st.ClaimItemQueued(ctx, id, review.StageIntent, "p1", "w", -1, queued); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"p1", "p2"} {
+		if err := st.SkipItemBudget(ctx, id, review.StageIntent, k, "budget spent"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SkipItemBudget(ctx, id, review.StageIntent, "p1", "again"); !errors.Is(err, store.ErrItemClosed) {
+		t.Fatalf("skipping a closed item: %v", err)
+	}
+	won, err := st.Advance(ctx, id, review.StageIntent, review.StageDone, nil)
+	if err != nil || !won {
+		t.Fatalf("advance: %v %v", won, err)
+	}
+	r, _ := st.GetReview(ctx, id)
+	if r.Status != store.StatusDone || !r.Incomplete || r.SkippedBudget != 2 || r.FailedItems != 0 {
+		t.Fatalf("review after budget skips: status %s incomplete %v skipped %d failed %d", r.Status, r.Incomplete, r.SkippedBudget, r.FailedItems)
+	}
+	ts, err := st.ItemTimings(ctx, id)
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("timings: %+v %v", ts, err)
+	}
+	if p1 := ts[0]; !p1.Queued.Equal(queued) || p1.Started.Before(p1.Queued) || p1.Finished.Before(p1.Started) {
+		t.Errorf("p1 timings: %+v, queued %v", p1, queued)
+	}
+	if p2 := ts[1]; !p2.Queued.IsZero() || !p2.Started.IsZero() || p2.Finished.IsZero() {
+		t.Errorf("p2 (never started) timings: %+v", p2)
 	}
 }
 

@@ -36,6 +36,8 @@ type Worker struct {
 	id     string
 	redis  asynq.RedisConnOpt
 	srv    *asynq.Server
+	srvRDB redis.UniversalClient // the asynq server's connection
+	gate   *idleGate             // nil when worker.idle_poll_interval is 0
 	mux    *asynq.ServeMux
 	cfg    config.Worker
 	health func(ctx context.Context) error
@@ -58,11 +60,11 @@ const handlerDrainTimeout = 15 * time.Second
 
 // New builds a worker serving every stage in handlers through p; health
 // checks its dependencies for /readyz.
-func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
+func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, handlers Handlers, health func(context.Context) error, log *slog.Logger) (*Worker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	w := &Worker{id: heartbeat.NewWorkerID(), redis: redis, cfg: cfg, health: health, log: log}
+	w := &Worker{id: heartbeat.NewWorkerID(), redis: redisOpt, cfg: cfg, health: health, log: log}
 	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
 	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker")))
@@ -74,10 +76,21 @@ func New(redis asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, hand
 		}
 		mux.Handle(pipeline.TaskType(st), p.WorkerHandler(w.id, work))
 	}
-	w.srv = asynq.NewServer(redis, asynq.Config{
+	srvRDB, ok := redisOpt.MakeRedisClient().(redis.UniversalClient)
+	if !ok {
+		w.cancelBase()
+		return nil, errors.New("worker: unsupported redis connection")
+	}
+	w.srvRDB = srvRDB
+	queues := pipeline.QueueWeights()
+	if cfg.IdlePollInterval > 0 {
+		w.gate = newIdleGate(len(queues), cfg.IdlePollInterval)
+		srvRDB.AddHook(w.gate)
+	}
+	w.srv = asynq.NewServerFromRedisClient(srvRDB, asynq.Config{
 		Concurrency:       cfg.Concurrency,
 		BaseContext:       func() context.Context { return w.base },
-		Queues:            pipeline.QueueWeights(),
+		Queues:            queues,
 		TaskCheckInterval: cfg.TaskCheckInterval,
 		// Retries and rate-limited tasks wait in asynq's scheduled set; the
 		// default 5s sweep would add up to 5s to every retry.
@@ -139,7 +152,15 @@ func (w *Worker) Run(ctx context.Context) error {
 		heartbeat.Beat(bctx, rdb, w.id, w.cfg.HeartbeatInterval, w.cfg.HeartbeatTTL, w.log)
 	}()
 	defer func() { stopBeat(); <-beating }()
+	defer w.srvRDB.Close() // asynq does not close a connection it was given
 	defer w.drain()
+	if w.gate != nil {
+		defer w.gate.Close()
+		lctx, stopListen := context.WithCancel(context.Background())
+		listening := make(chan struct{})
+		go func() { defer close(listening); w.listenForTasks(lctx, rdb) }()
+		defer func() { stopListen(); <-listening }()
+	}
 
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("start worker: %w", err)
@@ -156,8 +177,30 @@ func (w *Worker) Run(ctx context.Context) error {
 		w.mu.Unlock()
 	}
 	<-ctx.Done()
+	if w.gate != nil {
+		w.gate.Close()
+	}
 	w.srv.Shutdown()
 	return nil
+}
+
+// listenForTasks wakes the idle gate whenever tasks are announced, until
+// ctx ends.
+func (w *Worker) listenForTasks(ctx context.Context, rdb redis.UniversalClient) {
+	sub := rdb.Subscribe(ctx, pipeline.WakeChannel)
+	defer sub.Close()
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+			w.gate.Wake()
+		}
+	}
 }
 
 // drain cancels the handlers still running and waits for them to return.

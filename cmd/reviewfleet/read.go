@@ -77,6 +77,12 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	fmt.Fprintf(stdout, "progress %s\nllm     %d calls, %d tokens in, %d out\n", line, r.LLMCalls, r.TokensIn, r.TokensOut)
+	if r.Cost > 0 {
+		fmt.Fprintf(stdout, "cost    $%.4f estimated (llm.prices)\n", r.Cost)
+	}
+	if r.SkippedBudget > 0 {
+		fmt.Fprintf(stdout, "budget  %d items skipped: LLM budget spent (raise llm.max_calls_per_review / llm.max_tokens_per_review)\n", r.SkippedBudget)
+	}
 	if r.SnapshotFallback != "" {
 		fmt.Fprintf(stdout, "snapshot changed files only: %s\n", r.SnapshotFallback)
 	}

@@ -124,6 +124,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
 	a.Pipeline.OnFailed = a.StoreFailureReport
+	a.Pipeline.Announce = func(ctx context.Context) { _ = a.rdb.Publish(ctx, pipeline.WakeChannel, "1").Err() }
 	if !opts.SkipLLM {
 		if err := a.openLLM(); err != nil {
 			return nil, err
@@ -206,15 +207,24 @@ func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
 func (a *App) openLLM() error {
 	c := a.Cfg.LLM
 	limiters := []llm.Limiter{llm.NewLocalLimiter(c.RequestsPerMinute, c.TokensPerMinute)}
-	if c.FleetRequestsPerMinute > 0 || c.FleetTokensPerMinute > 0 {
-		limiters = append(limiters, llm.NewRedisLimiter(a.rdb, "reviewfleet:llm:quota", c.FleetRequestsPerMinute, c.FleetTokensPerMinute))
+	if a.rdb != nil {
+		// Always on, also without a fleet quota: it carries the fleet-wide
+		// cool-down after a permanent auth or quota error.
+		limiters = append(limiters, llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota", llm.EndpointID(c.BaseURL, c.APIKey),
+			c.FleetRequestsPerMinute, c.FleetTokensPerMinute, c.FleetBurst))
+	}
+	eps := a.endpoints()
+	baseURL := c.BaseURL
+	if baseURL == "" && len(eps) > 0 {
+		baseURL = eps[0].BaseURL
 	}
 	client, err := llm.New(llm.Config{
-		BaseURL: c.BaseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
-		OmitBodies: !c.RecordExchanges,
+		BaseURL: baseURL, APIKey: c.APIKey, Timeout: c.Timeout, MaxAttempts: c.MaxAttempts,
+		OmitBodies: !c.RecordExchanges, CoolDown: c.CoolDown,
 	},
 		llm.WithLimiter(llm.Combine(limiters...)),
-		llm.WithRecorder(recorder{a.Store}),
+		llm.WithEndpoints(eps...),
+		llm.WithRecorder(recorder{st: a.Store, prices: c.Prices}),
 		llm.WithBudget(budget{st: a.Store, maxCalls: c.MaxCallsPerReview, maxTokens: c.MaxTokensPerReview}),
 		llm.WithLogger(a.Log),
 		llm.WithTracer(otel.Tracer("reviewfleet/llm")),
@@ -309,4 +319,20 @@ func cacheDir(cfg config.Config) (string, error) {
 		return "", fmt.Errorf("find a cache directory (set expert.snapshot_dir): %w", err)
 	}
 	return filepath.Join(base, "reviewfleet"), nil
+}
+
+// endpoints builds the llm.endpoints pool, each member with its own fleet
+// quota and cool-down in Redis (none without Redis).
+func (a *App) endpoints() []llm.Endpoint {
+	var out []llm.Endpoint
+	for _, e := range a.Cfg.LLM.Endpoints {
+		key := os.Getenv(e.APIKeyEnv)
+		ep := llm.Endpoint{Name: e.Name, BaseURL: e.BaseURL, APIKey: key, Models: e.Models, Weight: e.Weight}
+		if a.rdb != nil {
+			ep.Limiter = llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota:"+e.Name, llm.EndpointID(e.BaseURL, key),
+				e.RequestsPerMinute, e.TokensPerMinute, a.Cfg.LLM.FleetBurst)
+		}
+		out = append(out, ep)
+	}
+	return out
 }

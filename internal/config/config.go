@@ -108,8 +108,29 @@ type LLM struct {
 	// by every worker through Redis (0 = no fleet-wide limit).
 	FleetRequestsPerMinute int `yaml:"fleet_requests_per_minute"`
 	FleetTokensPerMinute   int `yaml:"fleet_tokens_per_minute"`
+	// FleetBurst is how far ahead of the fleet quota's steady rate calls
+	// may start (default 1s). A provider counting a sliding minute answers
+	// 429 to a larger burst.
+	FleetBurst time.Duration `yaml:"fleet_burst"`
+	// CoolDown is how long no worker sends a call to the endpoint with the
+	// same key after it answered 401, 403 or insufficient_quota (default
+	// 30s); calls meanwhile fail at once with the provider's message.
+	CoolDown time.Duration `yaml:"cool_down"`
+	// Prices maps a model to its price in US dollars per million input and
+	// output tokens, for the estimated cost of calls and reviews (default
+	// empty: no cost is shown).
+	Prices map[string]Price `yaml:"prices"`
+	// Endpoints makes several OpenAI-compatible endpoints one pool (default
+	// none: base_url alone is a pool of one). Calls are spread by weight;
+	// one answering 401, 403 or insufficient_quota is left out for
+	// cool_down and its calls go to the others.
+	Endpoints []Endpoint `yaml:"endpoints"`
 	// MaxCallsPerReview and MaxTokensPerReview cap one review's spend,
-	// retries included (defaults 400 and 4,000,000; 0 = unlimited).
+	// retries included (defaults 1,000 and 12,000,000; 0 = unlimited).
+	// The review keeps the caps it was submitted with. The defaults cover
+	// the largest change the benchmarks review (140 files): about 32 intent
+	// chunks, 15 verify, 15 × 22 expert rounds and 15 eval calls, about 590
+	// with repairs and retries, the expert rounds carrying most tokens.
 	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
 	MaxTokensPerReview int64 `yaml:"max_tokens_per_review"`
 	// RecordExchanges stores request and reply bodies in llm_calls, which
@@ -118,6 +139,24 @@ type LLM struct {
 	// Recorded marks a review whose replies come from a recorded exchange
 	// (the offline demo); not a configuration key.
 	Recorded bool `yaml:"-"`
+}
+
+// Endpoint is one member of the llm.endpoints pool.
+type Endpoint struct {
+	Name      string `yaml:"name"`        // unique; recorded in llm_calls.endpoint
+	BaseURL   string `yaml:"base_url"`    // e.g. https://api.openai.com/v1
+	APIKeyEnv string `yaml:"api_key_env"` // the environment variable holding its key
+	// Models maps the model a stage asks for to this endpoint's name for it.
+	Models            map[string]string `yaml:"models"`
+	RequestsPerMinute int               `yaml:"requests_per_minute"` // its own quota, shared by the fleet (0 = none)
+	TokensPerMinute   int               `yaml:"tokens_per_minute"`
+	Weight            int               `yaml:"weight"` // share of the calls (default 1)
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
 }
 
 // ModelFor returns the model configured for a stage.
@@ -237,11 +276,19 @@ func (c Config) PoolSize() int {
 // Worker configures the asynq server.
 type Worker struct {
 	Concurrency int `yaml:"concurrency"` // default 8
-	// TaskCheckInterval is how often an idle worker polls its queues
-	// (default 50ms; asynq's own default of 1s makes every hop slow).
+	// TaskCheckInterval is the pause after a poll of the queues found
+	// nothing (default 10ms; asynq's own default of 1s makes every hop
+	// slow). With idle_poll_interval set, the poll after that waits for an
+	// announced task, so a short pause costs no idle polling.
 	TaskCheckInterval time.Duration `yaml:"task_check_interval"`
-	MaxRetry          int           `yaml:"max_retry"`        // default 4
-	ShutdownTimeout   time.Duration `yaml:"shutdown_timeout"` // default 30s
+	// IdlePollInterval is how often a worker whose queues were all empty
+	// polls them again when no new task was announced (default 1s; 0 polls
+	// every task_check_interval). Tasks the fleet enqueues are announced
+	// on a Redis channel and wake idle workers at once; retries asynq
+	// moves to a queue itself wait up to this long.
+	IdlePollInterval time.Duration `yaml:"idle_poll_interval"`
+	MaxRetry         int           `yaml:"max_retry"`        // default 4
+	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"` // default 30s
 	// HealthAddr serves /livez and /readyz (default ":8081"; empty
 	// disables). When the default port is taken (a second worker on the
 	// same host) the worker listens on a free port and logs which.
@@ -297,7 +344,8 @@ func Default() Config {
 	return Config{
 		LLM: LLM{
 			Model: "gpt-4o-mini", Timeout: 120 * time.Second, MaxAttempts: 3, Temperature: 0.1,
-			MaxCallsPerReview: 400, MaxTokensPerReview: 4_000_000, RecordExchanges: true,
+			MaxCallsPerReview: 1000, MaxTokensPerReview: 12_000_000, RecordExchanges: true,
+			FleetBurst: time.Second, CoolDown: 30 * time.Second, Prices: map[string]Price{}, Endpoints: []Endpoint{},
 		},
 		Harness: Harness{
 			VerifyEnabled: true, EvalEnabled: true, ProgressiveContextEnabled: true,
@@ -321,7 +369,7 @@ func Default() Config {
 			SandboxDeny: []string{},
 		},
 		Worker: Worker{
-			Concurrency: 8, TaskCheckInterval: 50 * time.Millisecond, MaxRetry: 4,
+			Concurrency: 8, TaskCheckInterval: 10 * time.Millisecond, IdlePollInterval: time.Second, MaxRetry: 4,
 			ShutdownTimeout: 30 * time.Second, HealthAddr: DefaultHealthAddr,
 			HeartbeatInterval: 2 * time.Second, HeartbeatTTL: 10 * time.Second,
 		},

@@ -125,3 +125,21 @@ func TestSchedulesFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointsAndPricesFromEnvAndValidation(t *testing.T) {
+	cfg := Default()
+	env := map[string]string{
+		"REVIEWFLEET_LLM_ENDPOINTS": `[{name: a, base_url: "http://a/v1", api_key_env: A_KEY, weight: 2}, {name: a, base_url: "http://b/v1"}]`,
+		"REVIEWFLEET_LLM_PRICES":    `{m: {input: 0.15, output: 0.6}}`,
+	}
+	if err := applyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.LLM.Endpoints) != 2 || cfg.LLM.Endpoints[0].Weight != 2 || cfg.LLM.Prices["m"].Output != 0.6 {
+		t.Fatalf("parsed %+v %+v", cfg.LLM.Endpoints, cfg.LLM.Prices)
+	}
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "llm.endpoints") {
+		t.Errorf("duplicate endpoint names: %v", err)
+	}
+}

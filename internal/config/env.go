@@ -137,6 +137,13 @@ func setField(f reflect.Value, raw string) error {
 			return fmt.Errorf("want a YAML or JSON list: %w", err)
 		}
 		f.Set(v.Elem())
+	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.Struct:
+		// A table of entries (llm.prices) is given as YAML or JSON.
+		v := reflect.New(f.Type())
+		if err := yaml.Unmarshal([]byte(raw), v.Interface()); err != nil {
+			return fmt.Errorf("want a YAML or JSON map: %w", err)
+		}
+		f.Set(v.Elem())
 	case f.Kind() == reflect.Map && f.Type().Elem().Kind() == reflect.Float64:
 		m := map[string]float64{}
 		for _, kv := range strings.Split(raw, ",") {

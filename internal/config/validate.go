@@ -99,6 +99,29 @@ func (c Config) Validate() error {
 	for _, msg := range validateSchedules(c.Scheduler.Schedules) {
 		bad("scheduler.schedules", "%s", msg)
 	}
+	if c.LLM.FleetBurst < 0 {
+		bad("llm.fleet_burst", "must not be negative, got %s", c.LLM.FleetBurst)
+	}
+	if c.LLM.CoolDown < 0 {
+		bad("llm.cool_down", "must not be negative, got %s", c.LLM.CoolDown)
+	}
+	names := map[string]bool{}
+	for i, e := range c.LLM.Endpoints {
+		switch {
+		case e.Name == "" || names[e.Name]:
+			bad("llm.endpoints", "entry %d: name must be set and unique", i+1)
+		case !strings.HasPrefix(e.BaseURL, "http://") && !strings.HasPrefix(e.BaseURL, "https://"):
+			bad("llm.endpoints", "%s: base_url must be an http(s) URL, got %q", e.Name, e.BaseURL)
+		case e.Weight < 0 || e.RequestsPerMinute < 0 || e.TokensPerMinute < 0:
+			bad("llm.endpoints", "%s: weight and quotas must not be negative", e.Name)
+		}
+		names[e.Name] = true
+	}
+	for model, p := range c.LLM.Prices {
+		if p.Input < 0 || p.Output < 0 {
+			bad("llm.prices", "model %q: prices must not be negative", model)
+		}
+	}
 	if c.LLM.Model == "" {
 		bad("llm.model", "must not be empty")
 	}
@@ -107,6 +130,9 @@ func (c Config) Validate() error {
 	} else if c.Scheduler.ReviewTimeout > 0 && c.Expert.RunTimeout >= c.Scheduler.ReviewTimeout {
 		bad("expert.run_timeout", "must be below scheduler.review_timeout (%s), got %s: no expert run could finish inside a review",
 			c.Scheduler.ReviewTimeout, c.Expert.RunTimeout)
+	}
+	if c.Worker.IdlePollInterval < 0 {
+		bad("worker.idle_poll_interval", "must not be negative, got %s", c.Worker.IdlePollInterval)
 	}
 	if c.Worker.ShutdownTimeout < 0 {
 		bad("worker.shutdown_timeout", "must not be negative, got %s", c.Worker.ShutdownTimeout)

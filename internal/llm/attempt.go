@@ -18,6 +18,7 @@ type attemptResult struct {
 	sent                bool // the request reached the HTTP client
 	status              int  // HTTP status of an error reply, or 0
 	retryable           bool
+	switched            bool // a permanent answer of one pool endpoint: retried on another
 	retryAfter          time.Duration
 	hasRetryAfter       bool
 	tokensIn, tokensOut int
@@ -37,6 +38,12 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 			return attemptResult{err: err}
 		}
 	}
+	ep, err := c.endpointFor(ctx, r.est)
+	if err != nil {
+		c.record(ctx, rec, StatusError, err)
+		return attemptResult{err: err}
+	}
+	rec.Endpoint = ep.Name
 	if c.budget != nil {
 		if err := c.budget.Reserve(ctx, r.meta.ReviewID, r.est); err != nil {
 			status := StatusError
@@ -53,7 +60,9 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	ex := &exchange{}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, ex), c.cfg.Timeout)
 	start := time.Now()
-	resp, err := c.api.CreateChatCompletion(actx, r.req)
+	req := r.req
+	req.Model = ep.model(req.Model)
+	resp, err := ep.api.CreateChatCompletion(actx, req)
 	cancel()
 	res := attemptResult{resp: resp, sent: ex.sent, latency: time.Since(start)}
 	rec.Latency = res.latency
@@ -72,8 +81,15 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		if !c.cfg.OmitBodies {
 			rec.Response, _ = json.Marshal(redactResponse(resp))
 		}
-		if d := exhaustedFor(ex.header); d > 0 && c.limiter != nil {
-			c.limiter.Penalize(d)
+		for _, l := range []Limiter{c.limiter, ep.Limiter} {
+			if cr, ok := l.(Corrector); ok {
+				cr.Correct(r.est, res.tokensIn+res.tokensOut)
+			}
+		}
+		if l := c.penaltyTarget(ep); l != nil {
+			if d := exhaustedFor(ex.header); d > 0 {
+				l.Penalize(d)
+			}
 		}
 		res.err = c.checkReply(resp, r.check)
 		status := StatusOK
@@ -99,13 +115,18 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		status = HTTPStatus(ex.status)
 		if ex.status == http.StatusTooManyRequests && res.retryable {
 			status = StatusRateLimited
-			if c.limiter != nil {
+			if l := c.penaltyTarget(ep); l != nil {
 				pause := res.retryAfter
 				if !res.hasRetryAfter {
 					pause = time.Second
 				}
-				c.limiter.Penalize(pause)
+				l.Penalize(pause)
 			}
+		}
+		if coolsDown(ex.status, err) && c.coolDownAfter(ep, fmt.Sprintf("HTTP %d: %v", ex.status, err)) {
+			// Another endpoint of the pool takes the call, without the
+			// refusing endpoint's wait.
+			res.retryable, res.switched, res.hasRetryAfter = true, true, false
 		}
 	case errors.Is(err, context.DeadlineExceeded):
 		res.err = fmt.Errorf("request timed out after %s: %w", c.cfg.Timeout, err)
@@ -117,6 +138,12 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	}
 	c.record(ctx, rec, status, res.err)
 	return res
+}
+
+// coolsDown reports a provider answer that will not change for any call
+// until someone fixes the account: a refused key or an exhausted quota.
+func coolsDown(status int, err error) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden || QuotaExhausted(err)
 }
 
 // checkReply rejects replies without choices, then applies check.
@@ -225,4 +252,13 @@ func maxTokens(req openai.ChatCompletionRequest) int {
 		return legacy
 	}
 	return defaultEstimateOutput
+}
+
+// penaltyTarget is the limiter a rate limit of ep's provider pauses: the
+// endpoint's own in a pool, else the client's.
+func (c *Client) penaltyTarget(ep *endpoint) Limiter {
+	if c.pooled() && ep.Limiter != nil {
+		return ep.Limiter
+	}
+	return c.limiter
 }

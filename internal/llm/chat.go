@@ -100,12 +100,14 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 		fail := func() error {
 			err := fmt.Errorf("chat completion for stage %q (model %s, attempt %d of %d): %w",
 				r.meta.Stage, r.meta.Model, n, c.cfg.MaxAttempts, res.err)
-			if res.status == http.StatusTooManyRequests && res.retryable {
+			if res.status == http.StatusTooManyRequests && res.retryable && !res.switched {
 				ra := res.retryAfter
 				if !res.hasRetryAfter {
 					ra = DefaultRateLimitDelay
 				}
-				err = &RateLimitError{RetryAfter: ra, Err: err}
+				// Jitter keeps the workers one 429 hit from coming back
+				// in lock-step.
+				err = &RateLimitError{RetryAfter: ra + rateJitter(ra), Err: err}
 			}
 			if res.sent {
 				err = &EndpointError{Err: err}
@@ -120,7 +122,7 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 			if res.retryAfter > c.cfg.MaxRetryWait {
 				return openai.ChatCompletionResponse{}, fail()
 			}
-			wait = res.retryAfter
+			wait = res.retryAfter + rateJitter(res.retryAfter)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return openai.ChatCompletionResponse{}, fmt.Errorf("chat completion for stage %q: wait before attempt %d: %w", r.meta.Stage, n+1, err)
@@ -128,11 +130,19 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 	}
 }
 
-// backoff is the jittered pause after failed attempt n (1-based).
+// backoff is the pause after failed attempt n (1-based): exponential with
+// full jitter, uniform in [0, RetryBackoff * 2^(n-1)] capped at
+// MaxRetryWait, so workers failing together spread their retries.
 func (c *Client) backoff(n int) time.Duration {
 	d := c.cfg.RetryBackoff << min(n-1, 20)
 	if d <= 0 || d > c.cfg.MaxRetryWait {
 		d = c.cfg.MaxRetryWait
 	}
-	return d/2 + rand.N(d/2+1)
+	return rand.N(d + 1)
+}
+
+// rateJitter is the small random delay added to a wait the provider asked
+// for: up to a tenth of it plus 100ms.
+func rateJitter(d time.Duration) time.Duration {
+	return rand.N(max(d, 0)/10 + 100*time.Millisecond)
 }

@@ -10,22 +10,21 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/trace"
 )
 
 // Client calls an OpenAI-compatible chat completion endpoint. It is safe for
 // concurrent use; build one per worker and share it between goroutines.
 type Client struct {
-	cfg      Config
-	api      *openai.Client
-	http     *http.Client
-	limiter  Limiter
-	recorder Recorder
-	budget   Budget
-	tracer   trace.Tracer
-	logger   *slog.Logger
-	sleep    func(ctx context.Context, d time.Duration) error
+	cfg       Config
+	endpoints []*endpoint // one when no pool was configured
+	http      *http.Client
+	limiter   Limiter
+	recorder  Recorder
+	budget    Budget
+	tracer    trace.Tracer
+	logger    *slog.Logger
+	sleep     func(ctx context.Context, d time.Duration) error
 }
 
 // Meta says who is calling. Model is required; the other fields identify the
@@ -56,20 +55,29 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if hc == nil {
 		hc = newHTTPClient(cfg.Timeout)
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = captureDoer{inner: hc}
+	eps := o.endpoints
+	if len(eps) == 0 {
+		eps = []Endpoint{{Name: "default", BaseURL: cfg.BaseURL, APIKey: cfg.APIKey}}
+	}
+	var pool []*endpoint
+	for _, ep := range eps {
+		e, err := newEndpoint(ep, hc)
+		if err != nil {
+			return nil, err
+		}
+		pool = append(pool, e)
+	}
 
 	c := &Client{
-		cfg:      cfg,
-		api:      openai.NewClientWithConfig(oc),
-		http:     hc,
-		limiter:  o.limiter,
-		recorder: o.recorder,
-		budget:   o.budget,
-		tracer:   o.tracer,
-		logger:   o.logger,
-		sleep:    sleepCtx,
+		cfg:       cfg,
+		endpoints: pool,
+		http:      hc,
+		limiter:   o.limiter,
+		recorder:  o.recorder,
+		budget:    o.budget,
+		tracer:    o.tracer,
+		logger:    o.logger,
+		sleep:     sleepCtx,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

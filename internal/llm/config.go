@@ -16,6 +16,7 @@ const (
 	DefaultMaxAttempts    = 3
 	DefaultRetryBackoff   = 500 * time.Millisecond
 	DefaultMaxRetryWait   = 10 * time.Second
+	DefaultCoolDown       = 30 * time.Second
 	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
 	defaultRecordTimeout  = 5 * time.Second
 	defaultEstimateOutput = 1024
@@ -41,6 +42,10 @@ type Config struct {
 	// call returns at once, so the task queue can retry it later instead of
 	// holding a worker.
 	MaxRetryWait time.Duration
+	// CoolDown is how long the fleet sends no call to the endpoint after
+	// it answered 401, 403 or insufficient_quota (default 30s); it takes a
+	// limiter that implements CoolDowner, such as the fleet's Redis one.
+	CoolDown time.Duration
 	// OmitBodies leaves CallRecord.Request and Response empty; the prompt
 	// hash, tokens and status are still recorded (default false: bodies are
 	// recorded, which allows replaying a review).
@@ -70,6 +75,9 @@ func (c Config) withDefaults() Config {
 	if c.RetryBackoff == 0 {
 		c.RetryBackoff = DefaultRetryBackoff
 	}
+	if c.CoolDown == 0 {
+		c.CoolDown = DefaultCoolDown
+	}
 	if c.MaxRetryWait == 0 {
 		c.MaxRetryWait = DefaultMaxRetryWait
 	}
@@ -80,6 +88,7 @@ func (c Config) withDefaults() Config {
 type Option func(*options)
 
 type options struct {
+	endpoints  []Endpoint
 	limiter    Limiter
 	recorder   Recorder
 	budget     Budget

@@ -73,7 +73,12 @@ func IsPermanent(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrBudgetExceeded) || errors.Is(err, ErrInvalidRequest) || errors.Is(err, ErrNotConfigured) {
+	if errors.Is(err, ErrBudgetExceeded) || errors.Is(err, ErrInvalidRequest) || errors.Is(err, ErrNotConfigured) ||
+		errors.Is(err, ErrOverQuota) {
+		return true
+	}
+	var cool *CoolDownError
+	if errors.As(err, &cool) {
 		return true
 	}
 	var inv *InvalidReplyError

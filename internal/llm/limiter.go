@@ -2,8 +2,11 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Limiter paces LLM calls. Wait blocks until a call estimated at tokens may
@@ -31,86 +34,85 @@ func (realClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
 	return t.C, t.Stop
 }
 
-// NewLocalLimiter returns a limiter for one worker process: token buckets of
-// requestsPerMinute requests and tokensPerMinute tokens, each holding up to
-// one minute's worth and refilling continuously; 0 means unlimited. Waiters
-// are served in arrival order: each reserves its share when it arrives and
-// sleeps until the buckets cover it, so Wait never polls. A request larger
-// than a whole minute of tokens is charged one minute's worth.
+// NewLocalLimiter returns a limiter for one worker process: buckets of
+// requestsPerMinute requests and tokensPerMinute tokens (golang.org/x/time/rate),
+// refilling continuously; 0 means unlimited. The request bucket holds a
+// burst of DefaultLocalBurst; the token bucket holds one minute's worth so
+// that any request within the quota can pass. See NewLocalLimiterBurst.
 func NewLocalLimiter(requestsPerMinute, tokensPerMinute int) Limiter {
-	return newLocalLimiter(requestsPerMinute, tokensPerMinute, realClock{})
+	return newLocalLimiter(requestsPerMinute, tokensPerMinute, DefaultLocalBurst, realClock{})
 }
 
-func newLocalLimiter(rpm, tpm int, clk clock) *localLimiter {
-	now := clk.Now()
-	return &localLimiter{clk: clk, req: newBucket(rpm, now), tok: newBucket(tpm, now)}
+// NewLocalLimiterBurst is NewLocalLimiter with the request bucket's burst
+// given as a duration of the steady rate (0 = DefaultLocalBurst; at least
+// one request). Waiters are served in arrival order: each reserves its
+// share when it arrives and sleeps until the buckets cover it, so Wait
+// never polls. A request of more tokens than a whole minute's quota fails
+// with ErrOverQuota.
+func NewLocalLimiterBurst(requestsPerMinute, tokensPerMinute int, burst time.Duration) Limiter {
+	if burst <= 0 {
+		burst = DefaultLocalBurst
+	}
+	return newLocalLimiter(requestsPerMinute, tokensPerMinute, burst, realClock{})
+}
+
+// DefaultLocalBurst is how far ahead of its steady request rate one
+// worker may run.
+const DefaultLocalBurst = 2 * time.Second
+
+func newLocalLimiter(rpm, tpm int, burst time.Duration, clk clock) *localLimiter {
+	l := &localLimiter{clk: clk, tpm: tpm}
+	if rpm > 0 {
+		l.req = rate.NewLimiter(rate.Limit(float64(rpm)/60), max(1, int(float64(rpm)*burst.Seconds()/60)))
+	}
+	if tpm > 0 {
+		l.tok = rate.NewLimiter(rate.Limit(float64(tpm)/60), tpm)
+	}
+	return l
 }
 
 type localLimiter struct {
 	clk          clock
+	tpm          int
+	req, tok     *rate.Limiter // nil when unlimited
 	mu           sync.Mutex
-	req, tok     *bucket // nil when unlimited
 	blockedUntil time.Time
 }
 
-// bucket is a token bucket whose level may go negative: the deficit is what
-// waiters have reserved ahead of the refill.
-type bucket struct {
-	perSecond float64
-	capacity  float64
-	level     float64
-	last      time.Time
-}
-
-func newBucket(perMinute int, now time.Time) *bucket {
-	if perMinute <= 0 {
+// reserveN reserves n on lim at now; a nil limiter or n <= 0 is free.
+func reserveN(lim *rate.Limiter, now time.Time, n int) *rate.Reservation {
+	if lim == nil || n <= 0 {
 		return nil
 	}
-	return &bucket{perSecond: float64(perMinute) / 60, capacity: float64(perMinute), level: float64(perMinute), last: now}
+	return lim.ReserveN(now, n)
 }
 
-// reserve refills the bucket up to now, takes n and returns when the
-// balance will be back to zero.
-func (b *bucket) reserve(now time.Time, n float64) time.Time {
-	if b == nil {
+func delayOf(r *rate.Reservation, now time.Time) time.Time {
+	if r == nil {
 		return now
 	}
-	if now.After(b.last) {
-		b.level = min(b.capacity, b.level+now.Sub(b.last).Seconds()*b.perSecond)
-		b.last = now
-	}
-	b.level -= min(n, b.capacity)
-	if b.level >= 0 {
-		return now
-	}
-	return now.Add(time.Duration(-b.level / b.perSecond * float64(time.Second)))
+	return now.Add(r.DelayFrom(now))
 }
 
-// refund gives back an unused reservation of n.
-func (b *bucket) refund(n float64) {
-	if b != nil {
-		b.level = min(b.capacity, b.level+min(n, b.capacity))
-	}
-}
-
-// drain empties the bucket without touching reservations already made.
-func (b *bucket) drain() {
-	if b != nil {
-		b.level = min(b.level, 0)
+func cancelAt(r *rate.Reservation, now time.Time) {
+	if r != nil {
+		r.CancelAt(now)
 	}
 }
 
 // Wait reserves one request and tokens and sleeps until both are covered
 // and any penalty has passed. On cancellation the reservation is returned.
 func (l *localLimiter) Wait(ctx context.Context, tokens int) error {
+	if l.tpm > 0 && tokens > l.tpm {
+		return fmt.Errorf("worker rate limiter: request of about %d tokens, quota %d per minute (llm.tokens_per_minute): %w",
+			tokens, l.tpm, ErrOverQuota)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n := float64(max(tokens, 0))
-	l.mu.Lock()
 	now := l.clk.Now()
-	ready := later(l.req.reserve(now, 1), l.tok.reserve(now, n))
-	l.mu.Unlock()
+	rr, tr := reserveN(l.req, now, 1), reserveN(l.tok, now, tokens)
+	ready := later(delayOf(rr, now), delayOf(tr, now))
 	for {
 		l.mu.Lock()
 		d := later(ready, l.blockedUntil).Sub(l.clk.Now())
@@ -123,12 +125,19 @@ func (l *localLimiter) Wait(ctx context.Context, tokens int) error {
 		case <-fired:
 		case <-ctx.Done():
 			stop()
-			l.mu.Lock()
-			l.req.refund(1)
-			l.tok.refund(n)
-			l.mu.Unlock()
+			now := l.clk.Now()
+			cancelAt(rr, now)
+			cancelAt(tr, now)
 			return ctx.Err()
 		}
+	}
+}
+
+// Correct charges tokens used beyond the estimate; x/time/rate cannot
+// give back part of a reservation, so an overestimate is not refunded.
+func (l *localLimiter) Correct(estimated, used int) {
+	if extra := min(used, l.tpm) - estimated; l.tok != nil && extra > 0 {
+		l.tok.ReserveN(l.clk.Now(), extra)
 	}
 }
 
@@ -140,9 +149,17 @@ func (l *localLimiter) Penalize(d time.Duration) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.blockedUntil = later(l.blockedUntil, l.clk.Now().Add(d))
-	l.req.drain()
-	l.tok.drain()
+	now := l.clk.Now()
+	l.blockedUntil = later(l.blockedUntil, now.Add(d))
+	for _, lim := range []*rate.Limiter{l.req, l.tok} {
+		if lim == nil {
+			continue
+		}
+		// Empty what the bucket holds at the end of the penalty.
+		if n := int(lim.TokensAt(l.blockedUntil)); n > 0 {
+			lim.ReserveN(now, n)
+		}
+	}
 }
 
 func later(a, b time.Time) time.Time {
@@ -179,5 +196,35 @@ func (c combined) Wait(ctx context.Context, tokens int) error {
 func (c combined) Penalize(d time.Duration) {
 	for _, l := range c {
 		l.Penalize(d)
+	}
+}
+
+// Corrector is a Limiter that can charge the difference between a call's
+// estimated tokens and the usage the provider reported.
+type Corrector interface {
+	Correct(estimated, used int)
+}
+
+// CoolDowner is a Limiter that can hold calls to its endpoint for d after
+// the provider answered a permanent authentication or quota error.
+type CoolDowner interface {
+	CoolDown(d time.Duration, reason string)
+}
+
+// Correct passes the correction to every limiter that takes one.
+func (c combined) Correct(estimated, used int) {
+	for _, l := range c {
+		if cr, ok := l.(Corrector); ok {
+			cr.Correct(estimated, used)
+		}
+	}
+}
+
+// CoolDown passes the cool-down to every limiter that takes one.
+func (c combined) CoolDown(d time.Duration, reason string) {
+	for _, l := range c {
+		if cd, ok := l.(CoolDowner); ok {
+			cd.CoolDown(d, reason)
+		}
 	}
 }

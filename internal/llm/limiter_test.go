@@ -124,7 +124,7 @@ func expectDone(t *testing.T, ch <-chan error) {
 func TestLocalLimiterRequestsFIFO(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	l := newLocalLimiter(2, 0, clk)
+	l := newLocalLimiter(2, 0, time.Minute, clk)
 	ctx := context.Background()
 	for i := range 2 {
 		if err := l.Wait(ctx, 0); err != nil {
@@ -151,7 +151,7 @@ func TestLocalLimiterRequestsFIFO(t *testing.T) {
 func TestLocalLimiterTokens(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	l := newLocalLimiter(0, 100, clk)
+	l := newLocalLimiter(0, 100, time.Minute, clk)
 	ctx := context.Background()
 	if err := l.Wait(ctx, 60); err != nil {
 		t.Fatal(err)
@@ -165,20 +165,57 @@ func TestLocalLimiterTokens(t *testing.T) {
 	clk.Advance(12 * time.Second)
 	expectDone(t, ch)
 
-	// A request above the per-minute quota is charged one minute's worth.
-	big := waitAsync(ctx, l, 1_000)
-	clk.waitTimers(t, 1)
-	if got := clk.lastRequest(); got != time.Minute {
-		t.Errorf("oversized request waits %v, want 1m", got)
+	// A request above the per-minute quota can never pass: it fails.
+	if err := l.Wait(ctx, 1_000); !errors.Is(err, ErrOverQuota) || !IsPermanent(err) {
+		t.Errorf("oversized request = %v, want a permanent ErrOverQuota", err)
 	}
-	clk.Advance(time.Minute)
-	expectDone(t, big)
+}
+
+func TestLocalLimiterSmallBurst(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	l := newLocalLimiter(120, 0, 2*time.Second, clk) // 2/s, a burst of 4
+	ctx := context.Background()
+	for i := range 4 {
+		if err := l.Wait(ctx, 0); err != nil {
+			t.Fatalf("burst wait %d: %v", i, err)
+		}
+	}
+	if len(clk.requests) != 0 {
+		t.Fatalf("burst waits slept: %v", clk.requests)
+	}
+	ch := waitAsync(ctx, l, 0)
+	clk.waitTimers(t, 1)
+	if got := clk.lastRequest(); got != 500*time.Millisecond {
+		t.Errorf("fifth request waits %v, want one interval of 500ms", got)
+	}
+	clk.Advance(500 * time.Millisecond)
+	expectDone(t, ch)
+}
+
+func TestLocalLimiterCorrectChargesExtraTokens(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	l := newLocalLimiter(0, 100, time.Minute, clk)
+	ctx := context.Background()
+	if err := l.Wait(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	l.Correct(10, 70) // the reply used 60 more than estimated
+	ch := waitAsync(ctx, l, 40)
+	clk.waitTimers(t, 1)
+	// 30 left, 10 short at 100/min: 6s.
+	if got := clk.lastRequest(); got != 6*time.Second {
+		t.Errorf("waited for %v, want 6s", got)
+	}
+	clk.Advance(6 * time.Second)
+	expectDone(t, ch)
 }
 
 func TestLocalLimiterCancelRefunds(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	l := newLocalLimiter(1, 0, clk)
+	l := newLocalLimiter(1, 0, time.Minute, clk)
 	if err := l.Wait(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +246,7 @@ func TestLocalLimiterCancelRefunds(t *testing.T) {
 func TestLocalLimiterPenalize(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	l := newLocalLimiter(0, 0, clk)
+	l := newLocalLimiter(0, 0, time.Minute, clk)
 	ctx := context.Background()
 	if err := l.Wait(ctx, 1_000_000); err != nil {
 		t.Fatal(err)
@@ -233,7 +270,7 @@ func TestLocalLimiterPenalize(t *testing.T) {
 func TestLocalLimiterPenalizeExtendsWaiters(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	l := newLocalLimiter(60, 0, clk) // one per second after the burst
+	l := newLocalLimiter(60, 0, time.Minute, clk) // one per second after the burst
 	ctx := context.Background()
 	for range 60 {
 		if err := l.Wait(ctx, 0); err != nil {
@@ -252,7 +289,7 @@ func TestLocalLimiterPenalizeExtendsWaiters(t *testing.T) {
 
 func TestLocalLimiterConcurrentCounts(t *testing.T) {
 	t.Parallel()
-	l := NewLocalLimiter(10, 0) // real clock: a burst of 10, then one per 6s
+	l := NewLocalLimiterBurst(10, 0, time.Minute) // real clock: a burst of 10, then one per 6s
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	var ok, limited atomic.Int32

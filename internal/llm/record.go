@@ -65,6 +65,9 @@ type CallRecord struct {
 	// reply was decoded); both are empty when Config.OmitBodies is set.
 	Request, Response json.RawMessage
 	StartedAt         time.Time
+	// Endpoint names the pool endpoint the attempt went to ("default"
+	// without a pool; empty when refused before one was chosen).
+	Endpoint string
 }
 
 // PromptHash returns the hex SHA-256 of req's canonical form: model,

@@ -2,51 +2,82 @@ package llm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// waitScript is a GCRA check over a request quota and a token quota plus a
-// shared penalty. It takes the time from Redis so every worker agrees on it.
-// KEYS: request TAT, token TAT, penalty-until. ARGV: request emission
-// interval, token emission interval (microseconds per unit, 0 = unlimited),
-// burst tolerance (microseconds), token cost. Returns {1, 0} when the call
-// may start (and records it) or {0, wait_us}.
-var waitScript = redis.NewScript(`
+// reserveScript reserves one request and cost tokens on two GCRA quotas in
+// arrival order and says how long the caller must wait for its slot. It
+// takes the time from Redis so every worker agrees on it.
+//
+// KEYS: request TAT, token TAT, penalty-until, cool-down.
+// ARGV: request emission interval, token emission interval (microseconds
+// per unit, 0 = unlimited), burst tolerance (microseconds), token cost.
+//
+// A reservation starts once the quota's theoretical arrival time (TAT)
+// before it is within the tolerance of now, and pushes the TAT by its own
+// cost: a large request goes first when it is its turn and the requests
+// after it wait for the tokens it used, so none starves. Returns {wait_us,
+// 0} or, during a cool-down, {-1, cool-down reason}.
+var reserveScript = redis.NewScript(`
+local cool = redis.call('GET', KEYS[4])
+if cool then return {-1, cool} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local tolerance = tonumber(ARGV[3])
-local wait = 0
-local blocked = tonumber(redis.call('GET', KEYS[3]) or '0')
-if blocked > now then wait = blocked - now end
-local function check(key, interval, cost)
-  if interval <= 0 or cost <= 0 then return nil end
+local start = tonumber(redis.call('GET', KEYS[3]) or '0')
+if start < now then start = now end
+local function reserve(key, interval, cost)
+  if interval <= 0 or cost <= 0 then return end
   local tat = tonumber(redis.call('GET', key) or '0')
   if tat < now then tat = now end
+  if tat - tolerance > start then start = tat - tolerance end
   local newtat = tat + interval * cost
-  local allow_at = newtat - tolerance
-  if allow_at > now and allow_at - now > wait then wait = allow_at - now end
-  return newtat
+  redis.call('SET', key, string.format('%.0f', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
 end
-local rtat = check(KEYS[1], tonumber(ARGV[1]), 1)
-local ttat = check(KEYS[2], tonumber(ARGV[2]), tonumber(ARGV[4]))
-if wait > 0 then return {0, math.ceil(wait)} end
-if rtat then redis.call('SET', KEYS[1], string.format('%.0f', rtat), 'PX', math.ceil((rtat - now) / 1000) + 1) end
-if ttat then redis.call('SET', KEYS[2], string.format('%.0f', ttat), 'PX', math.ceil((ttat - now) / 1000) + 1) end
-return {1, 0}
+reserve(KEYS[1], tonumber(ARGV[1]), 1)
+reserve(KEYS[2], tonumber(ARGV[2]), tonumber(ARGV[4]))
+return {math.ceil(start - now), ''}
+`)
+
+// adjustScript moves the TATs by ARGV[1] requests and ARGV[2] tokens (may
+// be negative: a refund) at the given intervals (ARGV[3], ARGV[4]). A
+// refund never moves a TAT before now. KEYS: request TAT, token TAT.
+var adjustScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+for i = 1, 2 do
+  local interval = tonumber(ARGV[i + 2])
+  local n = tonumber(ARGV[i])
+  if interval > 0 and n ~= 0 then
+    local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
+    if tat < now then tat = now end
+    tat = tat + interval * n
+    if tat > now then
+      redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
+    else
+      redis.call('DEL', KEYS[i])
+    end
+  end
+end
+return 1
 `)
 
 // penalizeScript extends the shared penalty to now + ARGV[1] microseconds
-// and empties both quotas. KEYS as waitScript; ARGV[2] is the tolerance.
+// and moves both TATs to at least its end, so calls resume at the quota's
+// rate rather than in a burst. KEYS as reserveScript.
 var penalizeScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local d = tonumber(ARGV[1])
-local tolerance = tonumber(ARGV[2])
 local untilt = now + d
 local cur = tonumber(redis.call('GET', KEYS[3]) or '0')
 if untilt > cur then
@@ -54,44 +85,85 @@ if untilt > cur then
 end
 for i = 1, 2 do
   local tat = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if tat < now + tolerance then
-    redis.call('SET', KEYS[i], string.format('%.0f', now + tolerance), 'PX', math.ceil(tolerance / 1000) + 1)
+  if tat < untilt then
+    redis.call('SET', KEYS[i], string.format('%.0f', untilt), 'PX', math.ceil(d / 1000) + 1)
   end
 end
 return 1
 `)
 
-// penalizeTimeout bounds the Redis round trip of Penalize, which has no
-// context of its own.
-const penalizeTimeout = 2 * time.Second
+// penaltyLeftScript returns the microseconds left of the shared penalty.
+var penaltyLeftScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
+if blocked > now then return math.ceil(blocked - now) end
+return 0
+`)
+
+// redisTimeout bounds the Redis round trips of Penalize, Correct and
+// CoolDown, which have no context of their own.
+const redisTimeout = 2 * time.Second
+
+// DefaultFleetBurst is the fleet quota's default burst tolerance: a
+// provider counting a sliding minute answers 429 to anything above its
+// quota, so the fleet may run ahead of its steady rate by only this much.
+const DefaultFleetBurst = time.Second
 
 // NewRedisLimiter returns a fleet-wide limiter: every worker using the same
 // Redis and key shares requestsPerMinute requests and tokensPerMinute tokens
-// (0 = unlimited), each with a burst of one minute's worth. The quota is
-// enforced with GCRA in a Lua script (run with EVALSHA, falling back to EVAL
-// when Redis lost the script). Wait polls only as often as the script says
-// the next slot opens. Penalize is best effort: a Redis error is ignored.
+// (0 = unlimited), paced at a steady rate with a burst tolerance of
+// DefaultFleetBurst. See NewRedisLimiterBurst.
 func NewRedisLimiter(rdb redis.UniversalClient, key string, requestsPerMinute, tokensPerMinute int) Limiter {
 	return newRedisLimiter(rdb, key, requestsPerMinute, tokensPerMinute)
+}
+
+// NewRedisLimiterBurst is NewRedisLimiter with a burst tolerance: how far
+// ahead of the steady rate the fleet may run (0 = DefaultFleetBurst).
+// Calls are admitted in arrival order with reservations made in a Lua
+// script (EVALSHA, falling back to EVAL when Redis lost it); a waiter sleeps
+// until its slot without polling. A request of more tokens than the whole
+// per-minute quota fails with ErrOverQuota. Penalize, Correct and CoolDown
+// are best effort: a Redis error is ignored.
+//
+// endpoint names the endpoint and credentials the quota's calls go to
+// (see EndpointID): a cool-down started by CoolDown holds only calls to
+// the same endpoint with the same key, so a corrected key works at once.
+func NewRedisLimiterBurst(rdb redis.UniversalClient, key, endpoint string, requestsPerMinute, tokensPerMinute int, burst time.Duration) Limiter {
+	l := newRedisLimiter(rdb, key, requestsPerMinute, tokensPerMinute)
+	if burst > 0 {
+		l.tolerance = burst
+	}
+	l.keys[3] = "{" + key + "}:cooldown:" + endpoint
+	return l
+}
+
+// EndpointID is a short fingerprint of an endpoint and its API key, for
+// keys and records that must not hold the key itself.
+func EndpointID(baseURL, apiKey string) string {
+	sum := sha256.Sum256([]byte(strings.TrimRight(baseURL, "/") + "\x00" + apiKey))
+	return hex.EncodeToString(sum[:6])
 }
 
 func newRedisLimiter(rdb redis.UniversalClient, key string, rpm, tpm int) *redisLimiter {
 	// One hash tag keeps the keys in one cluster slot.
 	prefix := "{" + key + "}"
 	return &redisLimiter{
-		rdb:  rdb,
-		key:  key,
-		keys: []string{prefix + ":req", prefix + ":tok", prefix + ":penalty"},
-		rpm:  rpm,
-		tpm:  tpm,
+		rdb:       rdb,
+		key:       key,
+		keys:      []string{prefix + ":req", prefix + ":tok", prefix + ":penalty", prefix + ":cooldown"},
+		rpm:       rpm,
+		tpm:       tpm,
+		tolerance: DefaultFleetBurst,
 	}
 }
 
 type redisLimiter struct {
-	rdb      redis.UniversalClient
-	key      string
-	keys     []string
-	rpm, tpm int
+	rdb       redis.UniversalClient
+	key       string
+	keys      []string
+	rpm, tpm  int
+	tolerance time.Duration
 }
 
 const minuteMicros = float64(time.Minute / time.Microsecond)
@@ -104,40 +176,80 @@ func interval(perMinute int) string {
 	return strconv.FormatFloat(minuteMicros/float64(perMinute), 'f', -1, 64)
 }
 
-// Wait blocks until the shared quota admits one request of tokens.
+// Wait reserves one request of tokens on the shared quota and sleeps until
+// its slot. On cancellation the reservation is given back.
 func (l *redisLimiter) Wait(ctx context.Context, tokens int) error {
 	cost := max(tokens, 0)
-	if l.tpm > 0 {
-		cost = min(cost, l.tpm)
+	if l.tpm > 0 && cost > l.tpm {
+		return fmt.Errorf("fleet rate limiter %q: request of about %d tokens, quota %d per minute (llm.fleet_tokens_per_minute): %w",
+			l.key, cost, l.tpm, ErrOverQuota)
 	}
-	for {
-		ok, wait, err := l.try(ctx, cost)
-		if err != nil {
-			return fmt.Errorf("fleet rate limiter %q: %w", l.key, err)
-		}
-		if ok {
-			return nil
-		}
-		// A little jitter keeps workers woken together from colliding.
-		wait += time.Millisecond + rand.N(wait/10+time.Millisecond)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wait, err := l.reserve(ctx, cost)
+	if err != nil {
+		return fmt.Errorf("fleet rate limiter %q: %w", l.key, err)
+	}
+	for wait > 0 {
 		if err := sleepCtx(ctx, wait); err != nil {
+			l.adjust(-1, -cost)
 			return err
 		}
+		// A penalty that came while this call waited for its slot holds
+		// it back too.
+		if wait, err = l.penaltyLeft(ctx); err != nil {
+			return fmt.Errorf("fleet rate limiter %q: %w", l.key, err)
+		}
 	}
+	return nil
 }
 
-// try runs one GCRA check; when it fails, wait says how long until it
-// could pass.
-func (l *redisLimiter) try(ctx context.Context, cost int) (bool, time.Duration, error) {
-	res, err := waitScript.Run(ctx, l.rdb, l.keys,
-		interval(l.rpm), interval(l.tpm), strconv.FormatFloat(minuteMicros, 'f', -1, 64), cost).Int64Slice()
+// reserve runs the reservation script and returns how long to wait.
+func (l *redisLimiter) reserve(ctx context.Context, cost int) (time.Duration, error) {
+	res, err := reserveScript.Run(ctx, l.rdb, l.keys,
+		interval(l.rpm), interval(l.tpm), l.tolerance.Microseconds(), cost).Slice()
 	if err != nil {
-		return false, 0, fmt.Errorf("run GCRA script: %w", err)
+		return 0, fmt.Errorf("run GCRA script: %w", err)
 	}
 	if len(res) != 2 {
-		return false, 0, fmt.Errorf("run GCRA script: unexpected reply %v", res)
+		return 0, fmt.Errorf("run GCRA script: unexpected reply %v", res)
 	}
-	return res[0] == 1, time.Duration(res[1]) * time.Microsecond, nil
+	wait, _ := res[0].(int64)
+	if wait < 0 {
+		reason, _ := res[1].(string)
+		return 0, &CoolDownError{Reason: reason}
+	}
+	return time.Duration(wait) * time.Microsecond, nil
+}
+
+func (l *redisLimiter) penaltyLeft(ctx context.Context) (time.Duration, error) {
+	us, err := penaltyLeftScript.Run(ctx, l.rdb, l.keys[2:3]).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("read penalty: %w", err)
+	}
+	if us <= 0 {
+		return 0, nil
+	}
+	// A little jitter keeps workers released together from colliding.
+	d := time.Duration(us) * time.Microsecond
+	return d + rand.N(d/10+time.Millisecond), nil
+}
+
+// adjust moves the quotas by requests and tokens (negative: a refund).
+func (l *redisLimiter) adjust(requests, tokens int) {
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+	defer cancel()
+	_ = adjustScript.Run(ctx, l.rdb, l.keys[:2], requests, tokens, interval(l.rpm), interval(l.tpm)).Err()
+}
+
+// Correct charges the difference between a call's estimated and reported
+// tokens to the shared quota.
+func (l *redisLimiter) Correct(estimated, used int) {
+	if l.tpm <= 0 || used == estimated {
+		return
+	}
+	l.adjust(0, min(used, l.tpm)-min(max(estimated, 0), l.tpm))
 }
 
 // Penalize pauses every worker sharing the key for d.
@@ -145,7 +257,34 @@ func (l *redisLimiter) Penalize(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), penalizeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
-	_ = penalizeScript.Run(ctx, l.rdb, l.keys, d.Microseconds(), strconv.FormatFloat(minuteMicros, 'f', -1, 64)).Err()
+	_ = penalizeScript.Run(ctx, l.rdb, l.keys[:3], d.Microseconds()).Err()
+}
+
+// CoolDown makes every worker sharing the key refuse calls for d with
+// reason, without sending them.
+func (l *redisLimiter) CoolDown(d time.Duration, reason string) {
+	if d <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+	defer cancel()
+	_ = l.rdb.Set(ctx, l.keys[3], reason, d).Err()
+}
+
+// ErrOverQuota is wrapped when one request needs more tokens than a whole
+// minute of the quota allows: it can never be admitted.
+var ErrOverQuota = errors.New("request larger than the per-minute token quota")
+
+// CoolDownError is returned by a limiter while its endpoint is cooling down
+// after answering a permanent authentication or quota error: the call is
+// not sent, and retrying before the cool-down ends cannot help.
+type CoolDownError struct {
+	Reason string // the provider's answer that started the cool-down
+}
+
+// Error says why calls are refused.
+func (e *CoolDownError) Error() string {
+	return "LLM endpoint cooling down after a permanent error: " + e.Reason
 }

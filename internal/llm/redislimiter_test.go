@@ -22,57 +22,77 @@ func newMiniredis(t *testing.T) (*miniredis.Miniredis, *redis.Client) {
 	return m, rdb
 }
 
-func mustTry(t *testing.T, l *redisLimiter, cost int) (bool, time.Duration) {
+func mustReserve(t *testing.T, l *redisLimiter, cost int) time.Duration {
 	t.Helper()
-	ok, wait, err := l.try(context.Background(), cost)
+	wait, err := l.reserve(context.Background(), cost)
 	if err != nil {
-		t.Fatalf("try: %v", err)
+		t.Fatalf("reserve: %v", err)
 	}
-	return ok, wait
+	return wait
 }
 
-func TestRedisLimiterRequests(t *testing.T) {
-	t.Parallel()
-	m, rdb := newMiniredis(t)
-	l := newRedisLimiter(rdb, "llm", 2, 0)
-	for i := range 2 {
-		if ok, _ := mustTry(t, l, 0); !ok {
-			t.Fatalf("burst request %d refused", i)
-		}
-	}
-	ok, wait := mustTry(t, l, 0)
-	if ok || wait != 30*time.Second {
-		t.Fatalf("third request: ok=%v wait=%v, want refused for 30s", ok, wait)
-	}
-	m.SetTime(time.Date(2025, 1, 1, 0, 0, 29, 0, time.UTC))
-	if ok, wait := mustTry(t, l, 0); ok || wait != time.Second {
-		t.Errorf("at 29s: ok=%v wait=%v, want refused for 1s", ok, wait)
-	}
-	m.SetTime(time.Date(2025, 1, 1, 0, 0, 30, 0, time.UTC))
-	if ok, _ := mustTry(t, l, 0); !ok {
-		t.Errorf("at 30s: refused")
-	}
-}
-
-func TestRedisLimiterTokensShared(t *testing.T) {
+func TestRedisLimiterPacesWithSmallBurst(t *testing.T) {
 	t.Parallel()
 	_, rdb := newMiniredis(t)
-	w1 := newRedisLimiter(rdb, "fleet", 0, 100)
-	w2 := newRedisLimiter(rdb, "fleet", 0, 100)
-	other := newRedisLimiter(rdb, "other", 0, 100)
-	if ok, _ := mustTry(t, w1, 60); !ok {
-		t.Fatal("first worker refused")
+	l := NewRedisLimiterBurst(rdb, "llm", "e", 60, 0, 2*time.Second).(*redisLimiter) // 1/s
+	// The burst is two seconds' worth (plus the first slot), not a minute.
+	var waits []time.Duration
+	for range 6 {
+		waits = append(waits, mustReserve(t, l, 0))
 	}
-	// The second worker sees the first one's spend: 20 tokens short at
-	// 100/min is 12s.
-	if ok, wait := mustTry(t, w2, 60); ok || wait != 12*time.Second {
-		t.Errorf("second worker: ok=%v wait=%v, want refused for 12s", ok, wait)
+	want := []time.Duration{0, 0, 0, time.Second, 2 * time.Second, 3 * time.Second}
+	for i := range want {
+		if waits[i] != want[i] {
+			t.Fatalf("waits = %v, want %v", waits, want)
+		}
 	}
-	if ok, _ := mustTry(t, w2, 40); !ok {
-		t.Errorf("second worker refused although 40 tokens remain")
+}
+
+func TestRedisLimiterLargeRequestKeepsItsTurn(t *testing.T) {
+	t.Parallel()
+	m, rdb := newMiniredis(t)
+	w1 := newRedisLimiter(rdb, "fleet", 0, 600) // 10 tokens/s, 1s tolerance
+	w2 := newRedisLimiter(rdb, "fleet", 0, 600)
+	if w := mustReserve(t, w1, 300); w != 0 {
+		t.Fatalf("first request waits %v", w)
 	}
-	if ok, _ := mustTry(t, other, 60); !ok {
-		t.Errorf("a different key shares the quota")
+	// The large request arrives next: it waits for the first one's tokens
+	// (30s, less the tolerance), not for a moment when it fits among
+	// small requests that keep coming.
+	big := mustReserve(t, w2, 500)
+	if big != 29*time.Second {
+		t.Fatalf("large request waits %v, want 29s", big)
+	}
+	// Small requests arriving after it queue behind it.
+	m.SetTime(time.Date(2025, 1, 1, 0, 0, 1, 0, time.UTC))
+	if small := mustReserve(t, w1, 10); small <= big-time.Second {
+		t.Errorf("small request after the large one waits %v, want after the large one's slot", small)
+	}
+}
+
+func TestRedisLimiterRejectsRequestOverQuota(t *testing.T) {
+	t.Parallel()
+	_, rdb := newMiniredis(t)
+	l := NewRedisLimiter(rdb, "big", 0, 1000)
+	err := l.Wait(context.Background(), 1001)
+	if !errors.Is(err, ErrOverQuota) || !IsPermanent(err) || !strings.Contains(err.Error(), "fleet_tokens_per_minute") {
+		t.Errorf("Wait = %v, want a permanent ErrOverQuota naming the setting", err)
+	}
+}
+
+func TestRedisLimiterCorrectAndRefund(t *testing.T) {
+	t.Parallel()
+	_, rdb := newMiniredis(t)
+	l := newRedisLimiter(rdb, "c", 0, 600)
+	l.tolerance = time.Microsecond
+	mustReserve(t, l, 100) // TAT 10s ahead
+	l.Correct(100, 40)     // only 40 used: TAT 4s ahead
+	if w := mustReserve(t, l, 10); w != 4*time.Second-time.Microsecond {
+		t.Errorf("after a refund: wait %v, want 4s", w)
+	}
+	l.Correct(10, 70) // 60 more than estimated: TAT 11s ahead
+	if w := mustReserve(t, l, 10); w != 11*time.Second-time.Microsecond {
+		t.Errorf("after a charge: wait %v, want 11s", w)
 	}
 }
 
@@ -80,32 +100,50 @@ func TestRedisLimiterPenalize(t *testing.T) {
 	t.Parallel()
 	_, rdb := newMiniredis(t)
 	l := newRedisLimiter(rdb, "p", 0, 0)
-	if ok, _ := mustTry(t, l, 10); !ok {
-		t.Fatal("unlimited limiter refused")
+	if w := mustReserve(t, l, 10); w != 0 {
+		t.Fatal("unlimited limiter waits")
 	}
 	l.Penalize(10 * time.Second)
 	peer := newRedisLimiter(rdb, "p", 0, 0)
-	if ok, wait := mustTry(t, peer, 1); ok || wait != 10*time.Second {
-		t.Errorf("after penalty: ok=%v wait=%v, want refused for 10s", ok, wait)
+	if w := mustReserve(t, peer, 1); w != 10*time.Second {
+		t.Errorf("after penalty: wait %v, want 10s", w)
 	}
 	l.Penalize(time.Second) // shorter penalties do not shorten the longer one
-	if _, wait := mustTry(t, peer, 1); wait != 10*time.Second {
-		t.Errorf("shorter penalty changed the wait to %v", wait)
+	if w := mustReserve(t, peer, 1); w != 10*time.Second {
+		t.Errorf("shorter penalty changed the wait to %v", w)
 	}
 
 	limited := newRedisLimiter(rdb, "q", 60, 0)
 	limited.Penalize(5 * time.Second)
-	// The quota is emptied too: the next slot is one interval (1s) after
-	// the penalty ends at the earliest, and never before the penalty.
-	if ok, wait := mustTry(t, limited, 0); ok || wait < 5*time.Second {
-		t.Errorf("limited after penalty: ok=%v wait=%v", ok, wait)
+	// Calls resume at the quota's pace after the penalty, not in a burst.
+	first, second := mustReserve(t, limited, 0), mustReserve(t, limited, 0)
+	if first < 5*time.Second || second < first {
+		t.Errorf("after penalty: waits %v then %v", first, second)
 	}
 }
 
-func TestRedisLimiterWaitHonoursContext(t *testing.T) {
+func TestRedisLimiterCoolDownByEndpoint(t *testing.T) {
 	t.Parallel()
 	_, rdb := newMiniredis(t)
-	l := NewRedisLimiter(rdb, "w", 1, 0)
+	bad := NewRedisLimiterBurst(rdb, "k", EndpointID("http://x/v1", "old"), 0, 0, 0)
+	peer := NewRedisLimiterBurst(rdb, "k", EndpointID("http://x/v1", "old"), 0, 0, 0)
+	fixed := NewRedisLimiterBurst(rdb, "k", EndpointID("http://x/v1", "new"), 0, 0, 0)
+	bad.(CoolDowner).CoolDown(time.Minute, "HTTP 401: invalid api key")
+	err := peer.Wait(context.Background(), 1)
+	var cd *CoolDownError
+	if !errors.As(err, &cd) || !IsPermanent(err) || !strings.Contains(err.Error(), "invalid api key") {
+		t.Errorf("peer Wait = %v, want a permanent cool-down with the provider's message", err)
+	}
+	if err := fixed.Wait(context.Background(), 1); err != nil {
+		t.Errorf("a corrected key is held by the old key's cool-down: %v", err)
+	}
+}
+
+func TestRedisLimiterWaitHonoursContextAndRefunds(t *testing.T) {
+	t.Parallel()
+	_, rdb := newMiniredis(t)
+	l := newRedisLimiter(rdb, "w", 1, 0)
+	l.tolerance = time.Microsecond
 	if err := l.Wait(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +155,11 @@ func TestRedisLimiterWaitHonoursContext(t *testing.T) {
 	}
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("Wait ignored the context deadline")
+	}
+	// The abandoned slot was given back: the next caller waits one
+	// interval (a minute), not two.
+	if w := mustReserve(t, l, 0); w > time.Minute {
+		t.Errorf("next caller waits %v, want at most 1m", w)
 	}
 }
 
@@ -153,20 +196,16 @@ func TestRedisLimiterRealRedis(t *testing.T) {
 		t.Skipf("no Redis at %s: %v", url, err)
 	}
 	key := "reviewfleet-test-" + uuid.NewString()
-	w1 := newRedisLimiter(rdb, key, 3, 0)
+	w1 := newRedisLimiter(rdb, key, 3, 0) // one per 20s, 1s tolerance
 	w2 := newRedisLimiter(rdb, key, 3, 0)
 	t.Cleanup(func() { _ = rdb.Del(context.Background(), w1.keys...).Err() })
-	admitted := 0
-	for _, l := range []*redisLimiter{w1, w2, w1, w2} {
-		if ok, _ := mustTry(t, l, 0); ok {
-			admitted++
-		}
+	var waits []time.Duration
+	for _, l := range []*redisLimiter{w1, w2, w1} {
+		waits = append(waits, mustReserve(t, l, 0))
 	}
-	if admitted != 3 {
-		t.Errorf("admitted %d of 4 across two workers, want the shared 3", admitted)
-	}
-	if _, wait := mustTry(t, w2, 0); wait <= 0 || wait > 20*time.Second {
-		t.Errorf("wait = %v, want within one 20s interval", wait)
+	// Reservations across workers queue one interval apart.
+	if waits[0] != 0 || waits[1] < 18*time.Second || waits[1] > 20*time.Second || waits[2] < 38*time.Second {
+		t.Errorf("waits across two workers = %v, want 0, ~19s, ~39s", waits)
 	}
 }
 
@@ -174,14 +213,12 @@ func TestRedisLimiterSurvivesScriptFlush(t *testing.T) {
 	t.Parallel()
 	_, rdb := newMiniredis(t)
 	l := newRedisLimiter(rdb, "flush", 0, 0)
-	if ok, _ := mustTry(t, l, 1); !ok {
-		t.Fatal("refused")
-	}
+	mustReserve(t, l, 1)
 	if err := rdb.ScriptFlush(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	// EVALSHA now fails with NOSCRIPT; the script is sent again with EVAL.
-	if ok, _ := mustTry(t, l, 1); !ok {
-		t.Error("refused after the script cache was flushed")
+	if w := mustReserve(t, l, 1); w != 0 {
+		t.Error("waits after the script cache was flushed")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -72,7 +73,7 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		} else if r.Status != store.StatusRunning {
 			return nil // the review ended (failed or timed out): nothing to do
 		}
-		claim, err := p.Store.ClaimItem(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen)
+		claim, err := p.Store.ClaimItemQueued(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued())
 		switch {
 		case errors.Is(err, store.ErrStaleTask):
 			return nil // the item was handed to a newer task
@@ -100,6 +101,14 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		last := LastAttempt(ctx)
 		switch {
 		case class == ClassNone:
+			return p.AfterItem(bctx, pl.ReviewID)
+		case class == ClassPermanent && errors.Is(werr, llm.ErrBudgetExceeded):
+			// The review's budget is spent: skip the item, the review
+			// completes without it and its report says which setting to raise.
+			if err := p.Store.SkipItemBudget(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
+				return err
+			}
+			p.log().Warn("item skipped: LLM budget spent", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
 			return p.AfterItem(bctx, pl.ReviewID)
 		case class == ClassPermanent, class == ClassItem && last:
 			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {

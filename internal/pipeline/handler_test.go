@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
@@ -115,5 +117,37 @@ func TestTaskDeadlineUsesTheAttemptCancellationDoesNot(t *testing.T) {
 				t.Fatalf("item after a %s task: %+v (worked %v) %v; want pending with %d attempts", name, it, worked, err, attempts)
 			}
 		})
+	}
+}
+
+// An item whose call the review's budget refused is skipped, not failed,
+// and the review goes on.
+func TestBudgetExceededSkipsItem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, err := st.CreateReview(ctx, store.NewReview{
+		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		// p2 stays pending, so the stage does not advance.
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
+			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pipeline.Pipeline{Store: st}
+	h := p.WorkerHandler("w", func(context.Context, pipeline.Payload) error {
+		return fmt.Errorf("chat completion: %w", llm.ErrBudgetExceeded)
+	})
+	task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1", Gen: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ProcessTask(ctx, task); err != nil {
+		t.Fatalf("task: %v", err)
+	}
+	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
+	if err != nil || it.Status != store.ItemSkippedBudget {
+		t.Fatalf("item: %+v %v, want skipped_budget", it, err)
 	}
 }

@@ -40,7 +40,10 @@ type Pipeline struct {
 	AdmitOnly string
 	// EnqueueParallelism bounds concurrent enqueues in Enqueue (0 or 1: one at a time).
 	EnqueueParallelism int
-	Log                *slog.Logger
+	// Announce, when set, tells idle workers that tasks were enqueued
+	// (see WakeChannel); best effort.
+	Announce func(ctx context.Context)
+	Log      *slog.Logger
 	// OnFailed, when set, is called after this pipeline failed a review
 	// (for example to store a report saying why).
 	OnFailed func(ctx context.Context, reviewID string)
@@ -201,6 +204,9 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 		}()
 	}
 	wg.Wait()
+	if len(done) > 0 && p.Announce != nil {
+		p.Announce(ctx)
+	}
 	if err := p.Store.MarkItemsEnqueued(ctx, done); err != nil {
 		errs = append(errs, err)
 	}
@@ -212,7 +218,8 @@ func (p *Pipeline) enqueueOne(ctx context.Context, it store.Item) error {
 	if p.Timeout > 0 {
 		opts = append(opts, asynq.Timeout(p.Timeout))
 	}
-	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk}, opts...)
+	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk,
+		QueuedAt: time.Now().UnixMicro()}, opts...)
 	if err != nil {
 		return err
 	}

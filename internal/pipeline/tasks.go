@@ -28,6 +28,22 @@ type Payload struct {
 	// Gen is the ledger item's generation the task was made for (see
 	// store.Item.Generation); a task of an older generation does nothing.
 	Gen int `json:"gen,omitempty"`
+	// QueuedAt is when the task was handed to the queue (Unix
+	// microseconds; 0 in tasks from before it was recorded).
+	QueuedAt int64 `json:"queued_at,omitempty"`
+}
+
+// WakeChannel is the Redis channel on which enqueuers announce new tasks,
+// so idle workers poll their queues at once instead of at their next
+// idle_poll_interval.
+const WakeChannel = "reviewfleet:tasks:enqueued"
+
+// Queued is QueuedAt as a time (zero when unknown).
+func (p Payload) Queued() time.Time {
+	if p.QueuedAt == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(p.QueuedAt)
 }
 
 // TaskType is the permanent asynq type name of a stage's task, e.g.

@@ -82,7 +82,7 @@ func DecodeJSON(data []byte) (*Report, error) {
 		StoppedAt:      j.StoppedAt,
 		StagesNotRun:   nilIfEmpty(j.StagesNotRun),
 		EvalSummary:    make(map[review.RiskType]EvalCounts, len(j.EvalSummary)),
-		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut},
+		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut, Cost: j.Usage.Cost},
 	}
 	for i, n := range j.NotReviewed {
 		r.NotReviewed[i] = NotReviewed(n)
@@ -193,9 +193,10 @@ type jsonEvalCounts struct {
 }
 
 type jsonUsage struct {
-	LLMCalls  int `json:"llm_calls"`
-	TokensIn  int `json:"tokens_in"`
-	TokensOut int `json:"tokens_out"`
+	LLMCalls  int     `json:"llm_calls"`
+	TokensIn  int     `json:"tokens_in"`
+	TokensOut int     `json:"tokens_out"`
+	Cost      float64 `json:"cost_usd,omitempty"`
 }
 
 func toJSON(r *Report) jsonReport {
@@ -228,7 +229,7 @@ func toJSON(r *Report) jsonReport {
 		NotRun:         make([]jsonFailedItem, len(r.NotRun)),
 		StagesNotRun:   nonNil(r.StagesNotRun),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
-		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut},
+		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: r.Usage.Cost},
 	}
 	for i, n := range r.NotReviewed {
 		j.NotReviewed[i] = jsonNotReviewed(n)

@@ -227,6 +227,9 @@ func writeSummary(b *strings.Builder, r *Report) {
 
 	b.WriteString("### LLM usage\n\n| LLM calls | Tokens in | Tokens out |\n|--:|--:|--:|\n")
 	fmt.Fprintf(b, "| %s | %s | %s |\n\n", thousands(r.Usage.LLMCalls), thousands(r.Usage.TokensIn), thousands(r.Usage.TokensOut))
+	if r.Usage.Cost > 0 {
+		fmt.Fprintf(b, "Estimated cost: $%.4f (llm.prices).\n\n", r.Usage.Cost)
+	}
 }
 
 func writeFindings(b *strings.Builder, findings []Finding) {

@@ -145,6 +145,7 @@ type EvalCounts struct {
 // Usage is LLM consumption.
 type Usage struct {
 	LLMCalls, TokensIn, TokensOut int
+	Cost                          float64 // estimated US dollars from llm.prices; 0 when unpriced
 }
 
 // numbers maps finding IDs to their numbers within the review, 1..N: the

@@ -105,6 +105,10 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	if err != nil {
 		return err // rate limited: retried without using an attempt
 	}
+	if res.StopReason == agent.StopError && errors.Is(res.Err, llm.ErrBudgetExceeded) {
+		// The review's LLM budget is spent: the pipeline skips the item.
+		return fmt.Errorf("expert run for finding %d after %d rounds: %w", f.ID, res.Rounds, res.Err)
+	}
 	transient := res.StopReason == agent.StopError && res.Err != nil && !llm.IsPermanent(res.Err)
 	if refusesTools(res) {
 		// The endpoint will not take tool calls at all: fall back to one

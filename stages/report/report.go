@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/render"
@@ -98,13 +99,16 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, CreatedAt: r.CreatedAt,
 		Threshold:   cfg.Harness.ConfidenceThreshold,
 		EvalSummary: map[review.RiskType]render.EvalCounts{},
-		Usage:       render.Usage{LLMCalls: r.LLMCalls, TokensIn: int(r.TokensIn), TokensOut: int(r.TokensOut)},
+		Usage:       render.Usage{LLMCalls: r.LLMCalls, TokensIn: int(r.TokensIn), TokensOut: int(r.TokensOut), Cost: r.Cost},
 	}
 	if r.FinishedAt != nil {
 		rep.FinishedAt = *r.FinishedAt
 	}
 	if cfg.LLM.Recorded {
 		rep.Notes = append(rep.Notes, "The model replies in this review were played back from a recorded exchange (offline demo); no model was called.")
+	}
+	if note := budgetNote(r, cfg); note != "" {
+		rep.Notes = append(rep.Notes, note)
 	}
 	if r.SnapshotFallback != "" {
 		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+r.SnapshotFallback+".")
@@ -243,4 +247,15 @@ func outOfRange(content string, f review.Finding) (string, bool) {
 	}
 	n := len(source.Split(content))
 	return fmt.Sprintf("%s: lines %d-%d, but the head version of %s has %d lines", ReasonLineOutOfRange, f.LineStart, f.LineEnd, f.File, n), true
+}
+
+// budgetNote says how many items were skipped because the review's LLM
+// budget was spent, and which setting to raise ("" when none was).
+func budgetNote(r store.Review, cfg config.Config) string {
+	if r.SkippedBudget == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d items were not reviewed: the review's LLM budget was spent (%d calls of %d, %d tokens of %d). "+
+		"Raise llm.max_calls_per_review or llm.max_tokens_per_review to review them.",
+		r.SkippedBudget, r.LLMCalls, cfg.LLM.MaxCallsPerReview, r.TokensIn+r.TokensOut, cfg.LLM.MaxTokensPerReview)
 }
