@@ -46,6 +46,7 @@ type options struct {
 	always    string
 	record    string
 	seed      uint64
+	rpm       int
 }
 
 // parseFlags reads the command line.
@@ -64,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.always, "always", "", "`KIND`: every request misbehaves this way")
 	fs.StringVar(&o.record, "record", "", "append every request, as a JSON line, to `FILE`")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random choice of misbehaviours")
+	fs.IntVar(&o.rpm, "rpm", 0, "enforce a quota of `N` requests in any sliding minute, answering 429 with Retry-After beyond it (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -77,6 +79,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if _, err := llmfake.ParseShares(o.always + "=1"); err != nil {
 			return o, fmt.Errorf("-always: %w", err)
 		}
+	}
+	if o.rpm < 0 {
+		return o, errors.New("-rpm must not be negative")
 	}
 	if o.latency < 0 || o.slow < 0 {
 		return o, errors.New("-latency and -slow must not be negative")
@@ -99,6 +104,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeRecord()
+	if o.rpm > 0 {
+		var stats *llmfake.QuotaStats
+		h, stats = llmfake.Quota(o.rpm, time.Minute, h)
+		defer func() {
+			ok, denied := stats.Counts()
+			fmt.Fprintf(stdout, "fakellm: quota %d rpm: %d calls accepted, %d answered 429\n", o.rpm, ok, denied)
+		}()
+	}
 	srv, err := llmfake.StartAt(o.addr, h)
 	if err != nil {
 		return err

@@ -21,12 +21,13 @@ import (
 func TestParseFlags(t *testing.T) {
 	t.Parallel()
 	o, err := parseFlags([]string{"-addr", ":0", "-latency", "250ms", "-reviewer", "markers",
-		"-misbehave", "429=0.1, quota=0.05,garbage=0.2", "-record", "x.jsonl", "-seed", "7"}, io.Discard)
+		"-misbehave", "429=0.1, quota=0.05,garbage=0.2", "-record", "x.jsonl", "-seed", "7", "-rpm", "600", "-expert-verdict", "inconclusive"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]float64{"429": 0.1, "quota": 0.05, "garbage": 0.2}
-	if o.addr != ":0" || o.latency != 250*time.Millisecond || o.reviewer != "markers" || o.record != "x.jsonl" || o.seed != 7 {
+	if o.addr != ":0" || o.latency != 250*time.Millisecond || o.reviewer != "markers" || o.record != "x.jsonl" || o.seed != 7 ||
+		o.rpm != 600 || o.verdict != "inconclusive" {
 		t.Errorf("options %+v", o)
 	}
 	for k, v := range want {
@@ -46,6 +47,7 @@ func TestParseFlags(t *testing.T) {
 		"unknown always":     {"-always", "teapot"},
 		"unknown reviewer":   {"-reviewer", "oracle"},
 		"negative latency":   {"-latency", "-1s"},
+		"negative quota":     {"-rpm", "-5"},
 		"stray argument":     {"serve"},
 		"bad duration":       {"-latency", "soon"},
 	}
