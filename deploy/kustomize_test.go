@@ -190,8 +190,8 @@ func checkWorkloads(t *testing.T, objs []object) {
 			t.Errorf("worker %s port = %v, want the 8081 health port", probe, port)
 		}
 	}
-	if g := get(worker, "spec", "template", "spec", "terminationGracePeriodSeconds"); g != 60 {
-		t.Errorf("worker terminationGracePeriodSeconds = %v, want 60", g)
+	if g := get(worker, "spec", "template", "spec", "terminationGracePeriodSeconds"); g != 360 {
+		t.Errorf("worker terminationGracePeriodSeconds = %v, want 360 (worker.shutdown_timeout 330s + 30s)", g)
 	}
 	if get(wc, "resources", "requests") == nil {
 		t.Error("worker has no resource requests")
@@ -292,6 +292,11 @@ func TestConfigFilesLoad(t *testing.T) {
 		}
 		if cfg.Worker.HealthAddr != ":8081" {
 			t.Errorf("%s: worker.health_addr = %q, want :8081 (the probes' port)", path, cfg.Worker.HealthAddr)
+		}
+		// A rolling deploy must not cut expert runs: they fit in the grace,
+		// and the pod's grace period (360s) leaves the drain its 15s.
+		if cfg.Expert.RunTimeout >= cfg.Worker.ShutdownTimeout || cfg.Worker.ShutdownTimeout+20*time.Second > 360*time.Second {
+			t.Errorf("%s: expert.run_timeout %s, worker.shutdown_timeout %s: want run < shutdown ≤ 340s", path, cfg.Expert.RunTimeout, cfg.Worker.ShutdownTimeout)
 		}
 	}
 }
