@@ -57,8 +57,9 @@ var Rules = []Rule{
 	{Kind: "openai-key", Group: 1, Pattern: regexp.MustCompile(`\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`), Valid: mixedToken, Hints: []string{"sk-"}},
 	// JSON Web Tokens: base64url header and payload that both start "{".
 	{Kind: "jwt", Group: 1, Pattern: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`), Hints: []string{"eyj"}},
-	// user:password@host in any URL.
-	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"]*:([^\s@/'"]+)@`), Valid: notPlaceholder, Hints: []string{"://"}},
+	// user:password@host in any URL (a user part holding "[" is a marker
+	// of an earlier pass, not a user: redacting stays idempotent).
+	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"\[]*:([^\s@/'"]+)@`), Valid: notPlaceholder, Hints: []string{"://"}},
 	// Password=…; in ADO.NET, ODBC and JDBC connection strings.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:^|[;\s"'?&])(?:password|pwd)=([^;'"\s&]+)`), Valid: notPlaceholder, Hints: []string{"password=", "pwd="}},
 	// Credentials in query strings: ?access_token=…&api_key=….
