@@ -34,7 +34,19 @@ func assignments(l, low string) []hit {
 			}
 		}
 	}
-	for _, m := range assignment.FindAllStringSubmatchIndex(l, -1) {
+	// Each search starts where the previous match's value did, not where it
+	// ended: an unquoted value may hold the next assignment (a=b.key="…").
+	for at := 0; at < len(l); {
+		m := assignment.FindStringSubmatchIndex(l[at:])
+		if m == nil {
+			break
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += at
+			}
+		}
+		at = max(m[6], m[0]+1)
 		name, op := l[m[2]:m[3]], l[m[4]:m[5]]
 		kind := secretKind(name)
 		if kind == "" {
