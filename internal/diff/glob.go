@@ -65,12 +65,14 @@ func (g Glob) Match(name string) bool {
 // MayContain reports whether some path below the directory dir (relative,
 // "." for the root) could match, so walks can skip whole subtrees.
 func (g Glob) MayContain(dir string) bool {
-	if dir == "." || dir == "" {
+	if dir == "." || dir == "" || strings.ContainsAny(g.pattern, `\[{`) {
+		// Escapes, classes and braces may hold a "/", so the pattern cannot
+		// be cut into segments: walk everything rather than prune wrongly.
 		return true
 	}
 	p, d := strings.Split(g.pattern, "/"), strings.Split(dir, "/")
 	for len(d) > 0 {
-		if len(p) == 0 || p[0] == "**" {
+		if len(p) == 0 || strings.Contains(p[0], "**") {
 			return true // an ancestor of dir matches, or any depth may
 		}
 		if ok, _ := doublestar.Match(p[0], d[0]); !ok {

@@ -1,6 +1,9 @@
 package diff
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMatchGlob(t *testing.T) {
 	t.Parallel()
@@ -122,6 +125,24 @@ func TestGlobGitignoreStylePatterns(t *testing.T) {
 	for _, bad := range []string{"", "/", "[", "src/[a"} {
 		if CheckGlob(bad) == nil {
 			t.Errorf("CheckGlob(%q) accepted a malformed pattern", bad)
+		}
+	}
+}
+
+// MayContain never rules out a directory of a path the glob matches, even
+// when the pattern's escapes, classes or braces hold a "/" or a segment
+// holds "**" next to other text (inputs the fuzzer found).
+func TestGlobMayContainWhatItMatches(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ pattern, path string }{
+		{"[0/]", "0/0"}, {`[\/0]`, "0/0"}, {`0\/0`, "0/0"}, {`0\\/0`, "0/0"}, {"0***/1", "0/1"}, {"{a/b,c}/x.go", "a/b/x.go"},
+	} {
+		g, err := CompileGlob(tc.pattern)
+		if err != nil || !g.Match(tc.path) {
+			continue
+		}
+		if !g.MayContain("0") && strings.HasPrefix(tc.path, "0/") || !g.MayContain("a") && strings.HasPrefix(tc.path, "a/") {
+			t.Errorf("glob %q matches %q but rules out its first directory", tc.pattern, tc.path)
 		}
 	}
 }
