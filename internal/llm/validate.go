@@ -50,6 +50,18 @@ func (s *schema) validateDoc(doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("document is not valid JSON: %w", err)
 	}
+	return s.validateValue(v)
+}
+
+// validateValue runs the validator on a decoded document. The validator
+// panics on a number it cannot represent exactly (1e1000010 against a
+// "minimum"): such a reply is invalid, not a reason to crash the handler.
+func (s *schema) validateValue(v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ValidationError{Issues: []string{fmt.Sprintf("(document): a value the schema cannot check (%v), e.g. a number out of range", r)}}
+		}
+	}()
 	err = s.s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {

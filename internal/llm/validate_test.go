@@ -137,3 +137,14 @@ func TestValidateJSONCapsIssues(t *testing.T) {
 		t.Errorf("message = %.80s", err.Error())
 	}
 }
+
+// A number the validator cannot represent (the fuzzer's 1e1000010 against
+// a minimum) makes the reply invalid; it does not panic the handler.
+func TestValidateJSONHugeNumber(t *testing.T) {
+	t.Parallel()
+	err := ValidateJSON(json.RawMessage(`{"minimum": 0}`), []byte(`1e1000010`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want a *ValidationError", err)
+	}
+}
