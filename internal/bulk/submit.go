@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -63,8 +64,7 @@ type Submitter struct {
 	// OnEntry, when set, is called after each entry (for progress).
 	OnEntry func(e store.BatchEntry)
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks keylock.Locks // serialise entries with one dedupe key
 }
 
 // Submit stores the batch and one review per entry, in parallel up to
@@ -209,7 +209,7 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (s
 	be.DedupeKey = nr.DedupeKey
 
 	// Two identical entries submitted at once must not both miss each other.
-	unlock := s.lock(nr.DedupeKey)
+	unlock := s.locks.Lock(nr.DedupeKey)
 	defer unlock()
 	dup, err := s.App.Store.FindDuplicate(ctx, nr.DedupeKey, batchID)
 	if err != nil {
@@ -224,21 +224,6 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (s
 	}
 	be.ReviewID = id
 	return be, true, s.App.Store.SaveBatchEntry(ctx, batchID, be)
-}
-
-func (s *Submitter) lock(key string) func() {
-	s.mu.Lock()
-	if s.locks == nil {
-		s.locks = map[string]*sync.Mutex{}
-	}
-	m, ok := s.locks[key]
-	if !ok {
-		m = &sync.Mutex{}
-		s.locks[key] = m
-	}
-	s.mu.Unlock()
-	m.Lock()
-	return m.Unlock
 }
 
 // identity names what an entry reviews (repository without credentials,

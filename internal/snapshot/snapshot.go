@@ -21,9 +21,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
+	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -51,25 +51,11 @@ type Cache struct {
 	// returned as an error instead of falling back to the changed files.
 	Retryable func(ctx context.Context) bool
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks keylock.Locks
 }
 
 // lock serialises work on key within this process.
-func (c *Cache) lock(key string) func() {
-	c.mu.Lock()
-	if c.locks == nil {
-		c.locks = map[string]*sync.Mutex{}
-	}
-	l, ok := c.locks[key]
-	if !ok {
-		l = &sync.Mutex{}
-		c.locks[key] = l
-	}
-	c.mu.Unlock()
-	l.Lock()
-	return l.Unlock
-}
+func (c *Cache) lock(key string) func() { return c.locks.Lock(key) }
 
 // Root returns the directory holding the review's head tree. It does not
 // keep the tree from eviction: callers that read it afterwards use Acquire.
