@@ -4,12 +4,12 @@ import "testing"
 
 func TestNormaliseClaim(t *testing.T) {
 	cases := map[string]string{
-		"The `buf` slice may be nil on line 42.":            "the buf slice may be nil on",
-		"  THE   buf slice\tmay be nil on lines 7-9 ":         "the buf slice may be nil on",
+		"The `buf` slice may be nil on line 42.":             "the buf slice may be nil on",
+		"  THE   buf slice\tmay be nil on lines 7-9 ":        "the buf slice may be nil on",
 		`Calling "Close" twice (see L12) panics`:             "calling close twice (see ) panics",
-		"read.go:120:4 returns before unlock":               "read.go returns before unlock",
+		"read.go:120:4 returns before unlock":                "read.go returns before unlock",
 		"\u201cerr\u201d is ignored, at line 3 and 4; oops!": "err is ignored at oops!",
-		"index i+1 may exceed len(s)":                       "index i+1 may exceed len(s)",
+		"index i+1 may exceed len(s)":                        "index i+1 may exceed len(s)",
 	}
 	for in, want := range cases {
 		if got := NormaliseClaim(in); got != want {
