@@ -22,11 +22,11 @@ func (s *Store) FinishIntentItem(ctx context.Context, reviewID, key string, find
 		for i, f := range findings {
 			if _, err := tx.Exec(ctx, `
 				INSERT INTO findings (review_id, origin, ordinal, risk_type, file, line_start, line_end,
-				                      description, suggestion, severity, confidence_initial, confidence, quote, fix_diff)
-				VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11,$12,$13)
+				                      description, suggestion, severity, confidence_initial, confidence, quote, fix_diff, fingerprint)
+				VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11,$12,$13,$14)
 				ON CONFLICT (review_id, origin, ordinal) DO NOTHING`,
 				reviewID, key, i, string(f.RiskType), f.File, f.LineStart, f.LineEnd, f.Description,
-				f.Suggestion, string(f.Severity), review.ClampConfidence(f.Confidence), f.Quote, f.Fix); err != nil {
+				f.Suggestion, string(f.Severity), review.ClampConfidence(f.Confidence), f.Quote, f.Fix, f.Fingerprint); err != nil {
 				return fmt.Errorf("insert finding %d of %s: %w", i, key, err)
 			}
 		}
@@ -35,13 +35,15 @@ func (s *Store) FinishIntentItem(ctx context.Context, reviewID, key string, find
 }
 
 const findingColumns = `id, review_id, risk_type, file, line_start, line_end, description, suggestion,
-	severity, confidence, status, drop_reason, coalesce(merged_into, 0), quote, fix_diff`
+	severity, confidence, status, drop_reason, coalesce(merged_into, 0), quote, fix_diff,
+	fingerprint, coalesce(carried_from, 0), coalesce(resolved_in::text, '')`
 
 func scanFinding(row pgx.Row) (review.Finding, error) {
 	var f review.Finding
 	var risk, sev, status string
 	err := row.Scan(&f.ID, &f.ReviewID, &risk, &f.File, &f.LineStart, &f.LineEnd, &f.Description,
-		&f.Suggestion, &sev, &f.Confidence, &status, &f.DropReason, &f.MergedInto, &f.Quote, &f.Fix)
+		&f.Suggestion, &sev, &f.Confidence, &status, &f.DropReason, &f.MergedInto, &f.Quote, &f.Fix,
+		&f.Fingerprint, &f.CarriedFrom, &f.ResolvedIn)
 	f.RiskType, f.Severity, f.Status = review.RiskType(risk), review.Severity(sev), review.FindingStatus(status)
 	return f, translate(err)
 }

@@ -138,6 +138,9 @@ type NewReview struct {
 	Files     []File
 	// Items are the first stage's ledger rows (intent, one per file or chunk).
 	Items []Item
+	// Incremental, when set, links the review to an earlier one and says
+	// which files it does not review again (see store/incremental.go).
+	Incremental Incremental
 }
 
 // CreateReview stores a review, its files and its first stage's ledger rows
@@ -194,7 +197,10 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 			pgx.CopyFromRows(rows)); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
-		return copyItems(ctx, tx, nr.ID, nr.Items)
+		if err := copyItems(ctx, tx, nr.ID, nr.Items); err != nil {
+			return err
+		}
+		return saveIncremental(ctx, tx, nr.ID, nr.Incremental)
 	})
 	if err != nil {
 		return "", fmt.Errorf("create review: %w", err)

@@ -61,6 +61,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	since := fs.String("since", "", "review incrementally against an earlier finished review: files unchanged since it keep its findings")
 	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -76,7 +77,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	var edit func(*config.Config)
-	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
+	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose, Since: *since}
 	if !*useDemo {
 		// Arguments first: a missing --base must not hide behind notices
 		// about the LLM endpoint or the database.

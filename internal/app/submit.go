@@ -45,6 +45,9 @@ func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview,
 	if err != nil {
 		return nr, err
 	}
+	if err := a.incremental(ctx, req, &nr); err != nil {
+		return nr, err
+	}
 	nr.Queued = true
 	nr.DedupeKey = a.DedupeKey(nr)
 	return nr, nil

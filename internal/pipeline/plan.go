@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
@@ -56,6 +57,9 @@ func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
 			if err := tx.SaveEvalSummary(ctx); err != nil {
 				return nil, err
 			}
+			if _, err := tx.ResolveSince(ctx); err != nil {
+				return nil, err
+			}
 			return []store.Item{{Key: "report"}}, nil
 		}
 		return nil, nil
@@ -71,6 +75,8 @@ func (p *Pipeline) triage(ctx context.Context, tx *store.Tx, cfg config.Manager)
 	if err != nil {
 		return err
 	}
+	// Findings carried from an earlier review were triaged there.
+	findings = slices.DeleteFunc(findings, func(f review.Finding) bool { return f.CarriedFrom != 0 })
 	changed, err := tx.ChangedLines(ctx)
 	if err != nil {
 		return err
@@ -90,8 +96,8 @@ func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligibl
 	var items []store.Item
 	var skipped []store.Verdict
 	for _, f := range findings {
-		if f.Status != review.StatusActive {
-			continue
+		if f.Status != review.StatusActive || f.CarriedFrom != 0 {
+			continue // carried findings keep the verdicts of the review they come from
 		}
 		ok, why := eligible(f)
 		switch {

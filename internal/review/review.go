@@ -104,6 +104,16 @@ type Finding struct {
 	Status     FindingStatus `json:"status"`
 	DropReason string        `json:"drop_reason,omitempty"`
 	MergedInto int64         `json:"merged_into,omitempty"`
+	// Fingerprint identifies the finding across reviews of the same change
+	// line (see internal/fingerprint); empty for findings stored before
+	// fingerprints existed.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// CarriedFrom is the finding of an earlier review this one was copied
+	// from because its file did not change (0 when reviewed here).
+	CarriedFrom int64 `json:"carried_from,omitempty"`
+	// ResolvedIn is the later review that re-reviewed the file and no
+	// longer raised this finding ("" while unresolved).
+	ResolvedIn string `json:"resolved_in,omitempty"`
 }
 
 // Stage names a pipeline stage. The names are permanent identifiers: they are

@@ -45,6 +45,14 @@ type Request struct {
 	Repos Repos
 	// CacheDir holds clones of remote repositories when Repos is nil.
 	CacheDir string
+	// Since is an earlier review of the same change line to review
+	// incrementally against: files whose result key did not change keep
+	// its findings. Empty: the newest finished review of the same
+	// repository and ChangeKey, if any.
+	Since string
+	// ChangeKey names the change line (for example "pr:owner/repo#12");
+	// empty for none.
+	ChangeKey string
 }
 
 // Repos gives exclusive use of this host's clone of a remote repository.
@@ -360,6 +368,18 @@ func rebuild(f *diff.File) string {
 		}
 	}
 	return b.String()
+}
+
+// Plan cuts the reviewed files other than those in skip into intent items
+// (see plan); an incremental review plans only the files it re-reviews.
+func Plan(cfg config.Intent, files []store.File, skip map[string]bool) (string, []store.Item) {
+	var rest []store.File
+	for _, f := range files {
+		if !skip[f.Path] {
+			rest = append(rest, f)
+		}
+	}
+	return plan(cfg, rest)
 }
 
 // plan chooses the intent mode and cuts the reviewed files into items:

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/fingerprint"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
@@ -207,7 +208,8 @@ func normalise(out reply, files []store.File) []review.Finding {
 		}
 		head := headLines(files, file)
 		fs = append(fs, review.Finding{
-			RiskType: risk, File: file, LineStart: start, LineEnd: end, Description: desc,
+			Fingerprint: fingerprint.Of(file, enclosingSymbol(files, file, start), string(risk), desc),
+			RiskType:    risk, File: file, LineStart: start, LineEnd: end, Description: desc,
 			Suggestion: strings.TrimSpace(r.Suggestion), Severity: sev,
 			Confidence: review.ClampConfidence(r.Confidence),
 			Quote:      checkedQuote(r.Quote, head, start, end), Fix: checkedFix(r.Fix, head),

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+
+	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// incremental keys every reviewed file of nr and, when the request names
+// an earlier review (or the change line has one), leaves the files whose
+// key did not change out of the intent plan: their findings are carried
+// from the earlier review instead.
+//
+// An earlier review is only built on when it finished complete: a file
+// whose item failed there has no findings worth carrying.
+func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.NewReview) error {
+	digest := a.promptsDigest()
+	settings := reviewSettings(nr.Config)
+	nr.Incremental = store.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
+	for _, f := range nr.Files {
+		if f.SkipReason == "" {
+			nr.Incremental.FileKeys[f.Path] = FileKey(f, digest, settings)
+		}
+	}
+	since := req.Since
+	if since == "" && req.ChangeKey != "" {
+		prev, err := a.Store.PreviousReview(ctx, nr.Repo, req.ChangeKey)
+		if err != nil {
+			return err
+		}
+		since = prev
+	}
+	if since == "" {
+		return nil
+	}
+	prev, err := a.Store.GetReview(ctx, since)
+	if err != nil {
+		return fmt.Errorf("load the review to build on (--since): %w", err)
+	}
+	if prev.Status != store.StatusDone || prev.Incomplete {
+		return fmt.Errorf("review %s cannot be built on: it is %s%s, not done and complete", since, prev.Status,
+			map[bool]string{true: " (incomplete)"}[prev.Incomplete])
+	}
+	keys, err := a.Store.FileResultKeys(ctx, since)
+	if err != nil {
+		return err
+	}
+	nr.Incremental.Since = since
+	skip := map[string]bool{}
+	for path, key := range nr.Incremental.FileKeys {
+		if keys[path] == key {
+			skip[path] = true
+			nr.Incremental.Carried = append(nr.Incremental.Carried, path)
+		}
+	}
+	nr.IntentMode, nr.Items = submit.Plan(a.Cfg.Intent, nr.Files, skip)
+	if len(nr.Items) == 0 && nr.IntentMode == "" {
+		nr.IntentMode = prev.IntentMode
+	}
+	return nil
+}
+
+// FileKey is the result key of one file of a review: two reviews give the
+// file the same findings when its head content, its diff, the prompt set
+// (promptsDigest) and the settings that shape a review (models included)
+// are the same.
+func FileKey(f store.File, promptsDigest string, settings []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "path %s\nold %s\nchange %s\n", f.Path, f.OldPath, f.Change)
+	content := "<none>"
+	if f.Content != nil {
+		content = *f.Content
+	}
+	for _, part := range []string{content, f.Diff, promptsDigest, string(settings)} {
+		fmt.Fprintf(h, "%d\n", len(part))
+		_, _ = io.WriteString(h, part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
