@@ -1,0 +1,307 @@
+// Package repoconfig reads the .reviewfleet.yaml files a repository
+// carries at the reviewed revision and works out what they say for each
+// changed file.
+//
+// A file applies to the paths under its directory. Files cascade from the
+// root to the deepest directory:
+//
+//   - ignore: doublestar globs, relative to the file's directory; every
+//     level adds to the list;
+//   - instructions: text appended to the purpose of the change for files
+//     under the directory; every level appends to the levels above;
+//   - thresholds: confidence a finding of a risk type needs to be
+//     reported; a deeper level overrides a risk type set above;
+//   - disabled_risk_types: risk types not raised for files under the
+//     directory; every level adds to the list.
+//
+// Decoding is strict: an unknown key, a wrong type, an unknown risk type, a
+// threshold outside [0, 1] or an invalid glob makes the whole file invalid.
+// An invalid file is reported as a Warning (with its line) and otherwise
+// ignored: the review goes on as if it were absent.
+package repoconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// FileName is the name of a repository configuration file.
+const FileName = ".reviewfleet.yaml"
+
+// MaxFileBytes bounds the size of one configuration file.
+const MaxFileBytes = 64 << 10
+
+// File is one .reviewfleet.yaml as written.
+type File struct {
+	Ignore            []string           `yaml:"ignore"`
+	Instructions      string             `yaml:"instructions"`
+	Thresholds        map[string]float64 `yaml:"thresholds"`
+	DisabledRiskTypes []string           `yaml:"disabled_risk_types"`
+}
+
+// Warning reports an invalid configuration file.
+type Warning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"` // 0 when unknown
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
+	}
+	return w.File + ": " + w.Message
+}
+
+// Rules is what the configuration says for one file.
+type Rules struct {
+	Instructions      string             `json:"instructions,omitempty"`
+	Thresholds        map[string]float64 `json:"thresholds,omitempty"`
+	DisabledRiskTypes []string           `json:"disabled_risk_types,omitempty"`
+}
+
+// Disabled reports whether risk is disabled for the file.
+func (r Rules) Disabled(risk review.RiskType) bool {
+	return slices.Contains(r.DisabledRiskTypes, string(risk))
+}
+
+// Config is the set of valid configuration files of a revision, by
+// directory ("" is the root).
+type Config struct {
+	dirs map[string]File
+}
+
+// Paths lists the configuration files that may apply to the given paths:
+// the one at the root and one in every directory above each path.
+func Paths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			if d == "." || d == "/" {
+				d = ""
+			}
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, path.Join(d, FileName))
+			}
+			if d == "" {
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load parses the configuration files found (by path, as returned for
+// Paths) into a Config, and reports the invalid ones.
+func Load(files map[string][]byte) (*Config, []Warning) {
+	c := &Config{dirs: map[string]File{}}
+	var warns []Warning
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f, ws := Parse(name, files[name])
+		if len(ws) > 0 {
+			warns = append(warns, ws...)
+			continue
+		}
+		dir := path.Dir(name)
+		if dir == "." {
+			dir = ""
+		}
+		c.dirs[dir] = f
+	}
+	return c, warns
+}
+
+// Parse decodes and checks one configuration file. It returns warnings
+// (with lines where known) when the file is invalid.
+func Parse(name string, data []byte) (File, []Warning) {
+	var f File
+	if len(data) > MaxFileBytes {
+		return f, []Warning{{File: name, Message: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return File{}, decodeWarnings(name, err)
+	}
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // decoded above: it parses
+	var warns []Warning
+	bad := func(line int, format string, args ...any) {
+		warns = append(warns, Warning{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	for i, g := range f.Ignore {
+		if g == "" || !doublestar.ValidatePattern(g) {
+			bad(lineOf(&root, "ignore", strconv.Itoa(i)), "ignore: invalid glob %q", g)
+		}
+	}
+	for k, v := range f.Thresholds {
+		if _, err := review.ParseRiskType(k); err != nil {
+			bad(lineOf(&root, "thresholds", k), "thresholds: unknown risk type %q", k)
+		} else if v < 0 || v > 1 || v != v {
+			bad(lineOf(&root, "thresholds", k), "thresholds: %s must be between 0 and 1, not %v", k, v)
+		}
+	}
+	for i, r := range f.DisabledRiskTypes {
+		if _, err := review.ParseRiskType(r); err != nil {
+			bad(lineOf(&root, "disabled_risk_types", strconv.Itoa(i)), "disabled_risk_types: unknown risk type %q", r)
+		}
+	}
+	if len(warns) > 0 {
+		sort.SliceStable(warns, func(i, j int) bool { return warns[i].Line < warns[j].Line })
+		return File{}, warns
+	}
+	return f, nil
+}
+
+var lineInMessage = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// decodeWarnings turns a yaml.v3 error into warnings with their lines.
+func decodeWarnings(name string, err error) []Warning {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	out := make([]Warning, 0, len(msgs))
+	for _, m := range msgs {
+		w := Warning{File: name, Message: strings.TrimPrefix(m, "yaml: ")}
+		if sm := lineInMessage.FindStringSubmatch(m); sm != nil {
+			w.Line, _ = strconv.Atoi(sm[1])
+			w.Message = sm[2]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// lineOf finds the line of a value by its path of mapping keys and
+// sequence indexes (0 when not found).
+func lineOf(n *yaml.Node, keys ...string) int {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == k {
+					next = n.Content[i+1]
+					if len(keys) == 1 || k == keys[len(keys)-1] {
+						// A mapping entry is reported on its key's line.
+						next = n.Content[i]
+					}
+					break
+				}
+			}
+			if next == nil {
+				return n.Line
+			}
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(n.Content) {
+				return n.Line
+			}
+			n = n.Content[i]
+		default:
+			return n.Line
+		}
+	}
+	return n.Line
+}
+
+// chain lists the files that apply to p, root first.
+func (c *Config) chain(p string) []struct {
+	dir string
+	f   File
+} {
+	var out []struct {
+		dir string
+		f   File
+	}
+	if c == nil {
+		return out
+	}
+	dirs := []string{""}
+	parts := strings.Split(path.Dir(p), "/")
+	for i := range parts {
+		if d := strings.Join(parts[:i+1], "/"); d != "." && d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if f, ok := c.dirs[d]; ok {
+			out = append(out, struct {
+				dir string
+				f   File
+			}{d, f})
+		}
+	}
+	return out
+}
+
+// Ignored reports whether a configuration file above p ignores it, and
+// which one.
+func (c *Config) Ignored(p string) (bool, string) {
+	for _, l := range c.chain(p) {
+		rel := p
+		if l.dir != "" {
+			rel = strings.TrimPrefix(p, l.dir+"/")
+		}
+		for _, g := range l.f.Ignore {
+			if ok, _ := doublestar.Match(g, rel); ok {
+				return true, path.Join(l.dir, FileName)
+			}
+		}
+	}
+	return false, ""
+}
+
+// For returns the rules that apply to file p.
+func (c *Config) For(p string) Rules {
+	var r Rules
+	var instr []string
+	for _, l := range c.chain(p) {
+		if s := strings.TrimSpace(l.f.Instructions); s != "" {
+			instr = append(instr, s)
+		}
+		for k, v := range l.f.Thresholds {
+			if r.Thresholds == nil {
+				r.Thresholds = map[string]float64{}
+			}
+			r.Thresholds[strings.ToLower(k)] = v
+		}
+		for _, d := range l.f.DisabledRiskTypes {
+			d = strings.ToLower(strings.TrimSpace(d))
+			if !slices.Contains(r.DisabledRiskTypes, d) {
+				r.DisabledRiskTypes = append(r.DisabledRiskTypes, d)
+			}
+		}
+	}
+	r.Instructions = strings.Join(instr, "\n\n")
+	return r
+}
