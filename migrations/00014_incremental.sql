@@ -30,7 +30,14 @@ CREATE TABLE file_results (
 );
 CREATE INDEX file_results_key_idx ON file_results (key);
 
+-- Repository configuration (.reviewfleet.yaml at the head revision): what
+-- it says for each changed file, and the invalid files it held.
+ALTER TABLE review_files ADD COLUMN repo_rules jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE reviews ADD COLUMN config_warnings jsonb NOT NULL DEFAULT '[]';
+
 -- +goose Down
+ALTER TABLE reviews DROP COLUMN IF EXISTS config_warnings;
+ALTER TABLE review_files DROP COLUMN IF EXISTS repo_rules;
 DROP TABLE IF EXISTS file_results;
 DROP INDEX IF EXISTS reviews_change_key_idx;
 ALTER TABLE reviews DROP COLUMN IF EXISTS change_key;

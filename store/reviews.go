@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
@@ -82,6 +83,8 @@ type File struct {
 	Diff         string
 	Content      *string // head-side content; nil when absent or not stored
 	Packs        []string
+	// Rules is what the repository's .reviewfleet.yaml files say for the file.
+	Rules repoconfig.Rules
 }
 
 // Item is one entry of the fan-out/fan-in ledger.
@@ -141,6 +144,8 @@ type NewReview struct {
 	// Incremental, when set, links the review to an earlier one and says
 	// which files it does not review again (see store/incremental.go).
 	Incremental Incremental
+	// ConfigWarnings lists the repository's invalid .reviewfleet.yaml files.
+	ConfigWarnings []repoconfig.Warning
 }
 
 // CreateReview stores a review, its files and its first stage's ledger rows
@@ -189,15 +194,18 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 		rows := make([][]any, 0, len(nr.Files))
 		for _, f := range nr.Files {
 			rows = append(rows, []any{nr.ID, f.Path, f.OldPath, f.Change, f.Binary, f.SkipReason,
-				f.Additions, f.Deletions, nonNilInts(f.ChangedLines), f.Diff, f.Content, nonNilStrings(f.Packs)})
+				f.Additions, f.Deletions, nonNilInts(f.ChangedLines), f.Diff, f.Content, nonNilStrings(f.Packs), f.Rules})
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"review_files"},
 			[]string{"review_id", "path", "old_path", "change", "is_binary", "skip_reason", "additions",
-				"deletions", "changed_lines", "diff", "content", "packs"},
+				"deletions", "changed_lines", "diff", "content", "packs", "repo_rules"},
 			pgx.CopyFromRows(rows)); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
 		if err := copyItems(ctx, tx, nr.ID, nr.Items); err != nil {
+			return err
+		}
+		if err := saveConfigWarnings(ctx, tx, nr.ID, nr.ConfigWarnings); err != nil {
 			return err
 		}
 		return saveIncremental(ctx, tx, nr.ID, nr.Incremental)
@@ -295,7 +303,7 @@ func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error)
 func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
-		       diff, content, packs
+		       diff, content, packs, repo_rules
 		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
@@ -305,7 +313,7 @@ func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) 
 	for rows.Next() {
 		var f File
 		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions,
-			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs); err != nil {
+			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules); err != nil {
 			return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
 		}
 		out = append(out, f)
@@ -318,10 +326,10 @@ func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error
 	var f File
 	err := s.pool.QueryRow(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
-		       diff, content, packs
+		       diff, content, packs, repo_rules
 		FROM review_files WHERE review_id = $1 AND path = $2`, reviewID, path).
 		Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions, &f.Deletions,
-			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs)
+			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules)
 	if err != nil {
 		return File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
 	}

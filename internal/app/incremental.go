@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -67,8 +68,8 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 
 // FileKey is the result key of one file of a review: two reviews give the
 // file the same findings when its head content, its diff, the prompt set
-// (promptsDigest) and the settings that shape a review (models included)
-// are the same.
+// (promptsDigest), the settings that shape a review (models included) and
+// the repository configuration's rules for the file are the same.
 func FileKey(f store.File, promptsDigest string, settings []byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "path %s\nold %s\nchange %s\n", f.Path, f.OldPath, f.Change)
@@ -76,7 +77,8 @@ func FileKey(f store.File, promptsDigest string, settings []byte) string {
 	if f.Content != nil {
 		content = *f.Content
 	}
-	for _, part := range []string{content, f.Diff, promptsDigest, string(settings)} {
+	rules, _ := json.Marshal(f.Rules) // the repository's instructions and rules for the file
+	for _, part := range []string{content, f.Diff, promptsDigest, string(settings), string(rules)} {
 		fmt.Fprintf(h, "%d\n", len(part))
 		_, _ = io.WriteString(h, part)
 	}

@@ -45,6 +45,9 @@ func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview,
 	if err != nil {
 		return nr, err
 	}
+	for _, w := range nr.ConfigWarnings {
+		a.Log.Warn("invalid repository configuration, using the defaults for it", "file", w.File, "line", w.Line, "problem", w.Message)
+	}
 	if err := a.incremental(ctx, req, &nr); err != nil {
 		return nr, err
 	}

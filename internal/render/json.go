@@ -83,6 +83,10 @@ func DecodeJSON(data []byte) (*Report, error) {
 		StagesNotRun:   nilIfEmpty(j.StagesNotRun),
 		EvalSummary:    make(map[review.RiskType]EvalCounts, len(j.EvalSummary)),
 		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut, Cost: j.Usage.Cost},
+		ConfigWarnings: j.ConfigWarnings,
+	}
+	if len(r.ConfigWarnings) == 0 {
+		r.ConfigWarnings = nil
 	}
 	for i, n := range j.NotReviewed {
 		r.NotReviewed[i] = NotReviewed(n)
@@ -129,6 +133,7 @@ type jsonReport struct {
 	StagesNotRun   []string                  `json:"stages_not_run"`
 	EvalSummary    map[string]jsonEvalCounts `json:"eval_summary"`
 	Usage          jsonUsage                 `json:"usage"`
+	ConfigWarnings []ConfigWarning           `json:"config_warnings"`
 }
 
 type jsonFinding struct {
@@ -146,6 +151,8 @@ type jsonFinding struct {
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
 	MergedInto  int64         `json:"merged_into"`
+	Fingerprint string        `json:"fingerprint,omitempty"`
+	CarriedFrom int64         `json:"carried_from,omitempty"`
 	Number      int           `json:"number"`
 	Code        []jsonCode    `json:"code"`
 	CodeNote    string        `json:"code_note,omitempty"`
@@ -230,6 +237,7 @@ func toJSON(r *Report) jsonReport {
 		StagesNotRun:   nonNil(r.StagesNotRun),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
 		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: r.Usage.Cost},
+		ConfigWarnings: nonNil(r.ConfigWarnings),
 	}
 	for i, n := range r.NotReviewed {
 		j.NotReviewed[i] = jsonNotReviewed(n)
@@ -268,6 +276,8 @@ func toJSONFindings(fs []Finding, first int) []jsonFinding {
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
 			MergedInto:  f.MergedInto,
+			Fingerprint: f.Fingerprint,
+			CarriedFrom: f.CarriedFrom,
 			Code:        make([]jsonCode, len(ex.Lines)),
 			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
 		}
@@ -313,6 +323,8 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				Status:      review.FindingStatus(j.Status),
 				DropReason:  j.DropReason,
 				MergedInto:  j.MergedInto,
+				Fingerprint: j.Fingerprint,
+				CarriedFrom: j.CarriedFrom,
 			},
 			Code:     make([]CodeLine, len(j.Code)),
 			CodeNote: j.CodeNote,

@@ -23,6 +23,7 @@ func Markdown(r *Report) string {
 	}
 	var b strings.Builder
 	writeHeader(&b, r)
+	writeConfigWarnings(&b, r)
 	writeSummary(&b, r)
 	writeFindings(&b, r.Findings)
 	writeNotReviewed(&b, r)
@@ -511,4 +512,18 @@ func thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// writeConfigWarnings lists the invalid repository configuration files
+// first: the reader must know the review ran without them.
+func writeConfigWarnings(b *strings.Builder, r *Report) {
+	if len(r.ConfigWarnings) == 0 {
+		return
+	}
+	b.WriteString("## Configuration warnings\n\nThese repository configuration files are invalid and were ignored; " +
+		"the review used the defaults instead.\n\n| File | Line | Problem |\n|---|---|---|\n")
+	for _, w := range r.ConfigWarnings {
+		fmt.Fprintf(b, "| %s | %d | %s |\n", cellCode(w.File), w.Line, cell(w.Message))
+	}
+	b.WriteString("\n")
 }

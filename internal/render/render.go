@@ -67,6 +67,17 @@ type Report struct {
 	EvalSummary map[review.RiskType]EvalCounts
 	// Usage is the review's LLM consumption.
 	Usage Usage
+	// ConfigWarnings lists the repository's .reviewfleet.yaml files that
+	// were invalid and ignored (the review used the defaults for them).
+	ConfigWarnings []ConfigWarning
+}
+
+// ConfigWarning is an invalid repository configuration file: its path, the
+// line of the mistake (0 when unknown) and what is wrong.
+type ConfigWarning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 // InterruptedPrefix starts the error of a review that was stopped before

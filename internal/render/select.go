@@ -64,6 +64,10 @@ func Select(findings []Finding, threshold float64, overrides map[review.RiskType
 	return kept, below
 }
 
+// SortFindings puts findings in report order (see reportOrder), for a
+// caller that merges the results of several Select calls.
+func SortFindings(fs []Finding) { slices.SortFunc(fs, reportOrder) }
+
 // reportOrder orders findings for display: severity (worst first), file,
 // first line, ID.
 func reportOrder(a, b Finding) int {

@@ -143,6 +143,7 @@ func userMessage(r store.Review, files []store.File, chunked bool, fence untrust
 	if p := strings.TrimSpace(r.Purpose); p != "" {
 		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n%s", fence.Wrap("purpose", p))
 	}
+	b.WriteString(repoInstructions(files, fence))
 	for _, f := range files {
 		numbered, err := diff.NumberedText(f.Diff)
 		if err != nil {
@@ -205,6 +206,9 @@ func normalise(out reply, files []store.File) []review.Finding {
 		desc := strings.TrimSpace(r.Description)
 		if desc == "" {
 			continue
+		}
+		if disabled(files, file, risk) {
+			continue // the repository's configuration turned this risk type off here
 		}
 		head := headLines(files, file)
 		fs = append(fs, review.Finding{

@@ -175,7 +175,14 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	for k, v := range cfg.Harness.ConfidenceOverrides {
 		overrides[review.RiskType(k)] = v
 	}
-	rep.Findings, rep.BelowThreshold = render.Select(active, rep.Threshold, overrides)
+	rep.Findings, rep.BelowThreshold = selectByRules(active, rep.Threshold, overrides, files)
+	warns, err := st.ConfigWarnings(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		rep.ConfigWarnings = append(rep.ConfigWarnings, render.ConfigWarning(w))
+	}
 	return rep, nil
 }
 
