@@ -42,6 +42,18 @@ type Config struct {
 	Fleet     Fleet     `yaml:"fleet"`
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
+
+	// RepoConfig governs the .reviewfleet.yaml files of reviewed repositories.
+	RepoConfig RepoConfig `yaml:"repo_config"`
+}
+
+// RepoConfig governs the repository configuration files (.reviewfleet.yaml)
+// read at the reviewed revision.
+type RepoConfig struct {
+	// Enabled applies them (default true). They come with the change, so a
+	// change can ignore its own files or turn risk types off; set false
+	// where the people who open changes must not shape their review.
+	Enabled bool `yaml:"enabled"`
 }
 
 // Fleet configures admission control for the whole fleet.
@@ -383,6 +395,8 @@ func Default() Config {
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/"},
+
+		RepoConfig: RepoConfig{Enabled: true},
 	}
 }
 

@@ -242,7 +242,9 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 	if nr.Files, err = buildFiles(cfg.Intent, files, read); err != nil {
 		return nr, err
 	}
-	applyRepoConfig(&nr, read)
+	if cfg.RepoConfig.Enabled {
+		applyRepoConfig(&nr, read)
+	}
 	tree := nr.Source == "diff" && nr.Snapshot != ""
 	if tree {
 		markLinks(nr.Files, nr.Snapshot)
