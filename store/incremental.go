@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // Incremental is what makes a review incremental: the earlier review it
@@ -159,20 +161,21 @@ func (t *Tx) ResolveSince(ctx context.Context) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
-// ResolvedBy lists the findings (of earlier reviews) a review resolved.
-func (s *Store) ResolvedBy(ctx context.Context, reviewID string) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM findings WHERE resolved_in = $1 ORDER BY id`, reviewID)
+// ResolvedBy lists the findings of earlier reviews that a review resolved
+// (see ResolveSince), by ID.
+func (s *Store) ResolvedBy(ctx context.Context, reviewID string) ([]review.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+findingColumns+` FROM findings WHERE resolved_in = $1 ORDER BY id`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("findings resolved by %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []int64
+	var out []review.Finding
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		f, err := scanFinding(rows)
+		if err != nil {
 			return nil, fmt.Errorf("findings resolved by %s: %w", reviewID, err)
 		}
-		out = append(out, id)
+		out = append(out, f)
 	}
 	return out, rows.Err()
 }

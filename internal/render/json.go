@@ -85,6 +85,9 @@ func DecodeJSON(data []byte) (*Report, error) {
 		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut, Cost: j.Usage.Cost},
 		ConfigWarnings: j.ConfigWarnings,
 	}
+	if len(j.Resolved) > 0 {
+		r.Resolved = fromJSONFindings(j.Resolved, "") // findings of an earlier review
+	}
 	if len(r.ConfigWarnings) == 0 {
 		r.ConfigWarnings = nil
 	}
@@ -134,6 +137,7 @@ type jsonReport struct {
 	EvalSummary    map[string]jsonEvalCounts `json:"eval_summary"`
 	Usage          jsonUsage                 `json:"usage"`
 	ConfigWarnings []ConfigWarning           `json:"config_warnings"`
+	Resolved       []jsonFinding             `json:"resolved"`
 }
 
 type jsonFinding struct {
@@ -238,6 +242,7 @@ func toJSON(r *Report) jsonReport {
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
 		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: r.Usage.Cost},
 		ConfigWarnings: nonNil(r.ConfigWarnings),
+		Resolved:       toJSONFindings(r.Resolved, 1+len(r.Findings)+len(r.BelowThreshold)+len(r.Dropped)),
 	}
 	for i, n := range r.NotReviewed {
 		j.NotReviewed[i] = jsonNotReviewed(n)

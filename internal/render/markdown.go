@@ -26,6 +26,7 @@ func Markdown(r *Report) string {
 	writeConfigWarnings(&b, r)
 	writeSummary(&b, r)
 	writeFindings(&b, r.Findings)
+	writeResolved(&b, r)
 	writeNotReviewed(&b, r)
 	writeBelow(&b, r)
 	writeDropped(&b, r)
@@ -524,6 +525,19 @@ func writeConfigWarnings(b *strings.Builder, r *Report) {
 		"the review used the defaults instead.\n\n| File | Line | Problem |\n|---|---|---|\n")
 	for _, w := range r.ConfigWarnings {
 		fmt.Fprintf(b, "| %s | %d | %s |\n", cellCode(w.File), w.Line, cell(w.Message))
+	}
+	b.WriteString("\n")
+}
+
+// writeResolved lists the findings of the review this one was built on
+// that it no longer raises.
+func writeResolved(b *strings.Builder, r *Report) {
+	if len(r.Resolved) == 0 {
+		return
+	}
+	b.WriteString("## Resolved since the previous review\n\n| File | Lines | Risk | Finding |\n|---|---|---|---|\n")
+	for _, f := range r.Resolved {
+		fmt.Fprintf(b, "| %s | %d-%d | %s | %s |\n", cellCode(f.File), f.LineStart, f.LineEnd, cell(string(f.RiskType)), cell(f.Description))
 	}
 	b.WriteString("\n")
 }

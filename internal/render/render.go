@@ -70,6 +70,10 @@ type Report struct {
 	// ConfigWarnings lists the repository's .reviewfleet.yaml files that
 	// were invalid and ignored (the review used the defaults for them).
 	ConfigWarnings []ConfigWarning
+	// Resolved are findings of the earlier review this one was built on
+	// (review --since) that it no longer raises on the files it
+	// re-reviewed; their ResolvedIn is this review.
+	Resolved []Finding
 }
 
 // ConfigWarning is an invalid repository configuration file: its path, the

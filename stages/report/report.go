@@ -183,6 +183,13 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	for _, w := range warns {
 		rep.ConfigWarnings = append(rep.ConfigWarnings, render.ConfigWarning(w))
 	}
+	resolved, err := st.ResolvedBy(ctx, reviewID)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range resolved {
+		rep.Resolved = append(rep.Resolved, render.Finding{Finding: f})
+	}
 	return rep, nil
 }
 
