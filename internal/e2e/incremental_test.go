@@ -106,6 +106,12 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 		t.Fatalf("re-review made %d calls, full review %d: want at least one and at most 10%%", second.LLMCalls, first.LLMCalls)
 	}
 
+	otherDir, otherBase, otherHead := twentyFiles(t)
+	if _, err := f.sub.Submit(ctx, submit.Request{Repo: otherDir, Base: otherBase, Head: otherHead, Since: first.ID}); err == nil ||
+		!strings.Contains(err.Error(), "cannot be built on") {
+		t.Errorf("a review of another repository built on %s: %v", first.ID, err)
+	}
+
 	after, err := f.sub.Store.ListFindings(ctx, second.ID)
 	if err != nil {
 		t.Fatal(err)
