@@ -174,7 +174,32 @@ func Parse(name string, data []byte) (File, []Warning) {
 	return f, nil
 }
 
-var lineInMessage = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var (
+	lineInMessage = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownField  = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	wrongType     = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+)
+
+// kinds names the Go types of File's fields as a YAML writer knows them.
+var kinds = map[string]string{
+	"float64": "a number", "string": "text", "[]string": "a list of text",
+	"map[string]float64": "a mapping of risk types to numbers", "repoconfig.File": "a mapping",
+}
+
+// plain rewrites a yaml.v3 message without Go type names.
+func plain(msg string) string {
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown key %q (known keys: ignore, instructions, thresholds, disabled_risk_types)", m[1])
+	}
+	if m := wrongType.FindStringSubmatch(msg); m != nil {
+		want := kinds[m[3]]
+		if want == "" {
+			want = m[3]
+		}
+		return fmt.Sprintf("wants %s, not %q", want, m[2])
+	}
+	return msg
+}
 
 // decodeWarnings turns a yaml.v3 error into warnings with their lines.
 func decodeWarnings(name string, err error) []Warning {
@@ -192,6 +217,7 @@ func decodeWarnings(name string, err error) []Warning {
 			w.Line, _ = strconv.Atoi(sm[1])
 			w.Message = sm[2]
 		}
+		w.Message = plain(w.Message)
 		out = append(out, w)
 	}
 	return out

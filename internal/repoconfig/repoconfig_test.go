@@ -56,8 +56,9 @@ func TestInvalidFilesAreReportedWithLines(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"unknown key":  {"ignore: []\ninstructoins: x\n", 2, "instructoins"},
-		"wrong type":   {"thresholds:\n  robustness: high\n", 2, "high"},
+		"unknown key":  {"ignore: []\ninstructoins: x\n", 2, `unknown key "instructoins" (known keys: ignore,`},
+		"wrong type":   {"thresholds:\n  robustness: high\n", 2, `wants a number, not "high"`},
+		"not a list":   {"ignore: gen\n", 1, `wants a list of text, not "gen"`},
 		"syntax":       {"ignore: [a\ninstructions: x\n", 1, "expected"},
 		"risk type":    {"instructions: ok\ndisabled_risk_types:\n  - static\n  - styling\n", 4, "styling"},
 		"threshold":    {"thresholds:\n  robustness: 0.5\n  concurrency: 1.5\n", 3, "1.5"},
