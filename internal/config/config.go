@@ -42,6 +42,21 @@ type Config struct {
 	Fleet     Fleet     `yaml:"fleet"`
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
+	// Evaluation configures `reviewfleet eval`.
+	Evaluation Evaluation `yaml:"evaluation"`
+}
+
+// Evaluation configures how `reviewfleet eval` matches a review's findings
+// to a dataset's golden issues.
+type Evaluation struct {
+	// JudgeModel is the model asked whether a finding the line window left
+	// unmatched describes a still-unmatched golden issue (default empty: no
+	// judge, the window alone matches; --judge-model).
+	JudgeModel string `yaml:"judge_model"`
+	// Window is how many lines apart a finding and a golden issue in the
+	// same file may be and still match (default 3; 0 = the ranges must
+	// overlap; --window).
+	Window int `yaml:"window"`
 }
 
 // Fleet configures admission control for the whole fleet.
@@ -383,6 +398,8 @@ func Default() Config {
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/"},
+
+		Evaluation: Evaluation{Window: 3},
 	}
 }
 

@@ -24,6 +24,9 @@ func (c Config) Validate() error {
 	unit("harness.expert_min_confidence", c.Harness.ExpertMinConfidence)
 	unit("harness.eval_min_confidence", c.Harness.EvalMinConfidence)
 	unit("harness.confidence_threshold", c.Harness.ConfidenceThreshold)
+	if c.Evaluation.Window < 0 {
+		bad("evaluation.window", "must not be negative, got %d", c.Evaluation.Window)
+	}
 	for k, v := range c.Harness.ConfidenceOverrides {
 		if _, err := review.ParseRiskType(k); err != nil {
 			bad("harness.confidence_overrides", "%v", err)
