@@ -59,6 +59,8 @@ Usage:
   reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
   reviewfleet scheduler [--once]              run the reconciler, admission and scheduled bulk reviews
   reviewfleet migrate  [--down] [--status]    apply the database migrations
+  reviewfleet eval     --dataset DIR [--judge-model M] [--compare RUN_ID] [--toggles LIST] [--format markdown|json]
+  reviewfleet eval import --golden FILE.json --out DIR   dataset from benchmark golden comments (GitHub)
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
@@ -82,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
 	}
+	cmds["eval"] = cmdEval
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprint(stderr, usage)
