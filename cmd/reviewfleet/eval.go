@@ -103,6 +103,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return exitError{code: exitUsage, err: fmt.Errorf("--compare: %w", err)}
 		}
 		baseline = &b
+		if b.Dataset != *dataset || b.Cases != len(cases) {
+			fmt.Fprintf(stderr, "reviewfleet: warning: run %s evaluated %s (%d cases), this run %s (%d cases): the comparison may not mean much\n",
+				b.ID, b.Dataset, b.Cases, *dataset, len(cases))
+		}
 	}
 
 	out := evalOutput{}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // JudgeStage is the stage name judge calls are recorded under in llm_calls.
@@ -52,14 +53,18 @@ var judgeSchema = json.RawMessage(`{
 
 // Judge implements Judge.
 func (j *LLMJudge) Judge(ctx context.Context, c Case, f Finding, g Golden) (Verdict, error) {
+	fence := untrusted.New()
 	var user strings.Builder
-	fmt.Fprintf(&user, "Change: %s\nPurpose: %s\n\n", c.Name, c.Purpose)
-	fmt.Fprintf(&user, "Finding (%s, %s) at %s:%d-%d:\n%s\n\n", f.RiskType, f.Severity, f.File, f.StartLine, f.EndLine, f.Description)
+	fmt.Fprintf(&user, "Change: %s\n", c.Name)
+	user.WriteString(fence.Wrap("purpose of the change", c.Purpose))
+	fmt.Fprintf(&user, "\nFinding (%s, %s) at %s:%d-%d:\n", f.RiskType, f.Severity, f.File, f.StartLine, f.EndLine)
+	user.WriteString(fence.Wrap("finding", f.Description))
 	where := "location not given"
 	if g.File != "" {
 		where = fmt.Sprintf("%s:%d-%d", g.File, g.StartLine, g.EndLine)
 	}
-	fmt.Fprintf(&user, "Known issue (%s):\n%s\n", where, g.Text)
+	fmt.Fprintf(&user, "\nKnown issue (%s):\n", where)
+	user.WriteString(fence.Wrap("known issue", g.Text))
 	reviewID := ""
 	if j.ReviewID != nil {
 		reviewID = j.ReviewID(c)
@@ -67,7 +72,7 @@ func (j *LLMJudge) Judge(ctx context.Context, c Case, f Finding, g Golden) (Verd
 	meta := llm.Meta{ReviewID: reviewID, Stage: JudgeStage, ItemKey: fmt.Sprintf("finding:%d", f.ID), Model: j.Model}
 	var v Verdict
 	u, err := j.LLM.Structured(ctx, meta, llm.StructuredRequest{
-		System: judgeSystem, User: user.String(), SchemaName: "reviewfleet_judge", Schema: judgeSchema, MaxTokens: 400,
+		System: judgeSystem + "\n\n" + untrusted.Instructions(fence), User: user.String(), SchemaName: "reviewfleet_judge", Schema: judgeSchema, MaxTokens: 400,
 	}, &v)
 	j.addUsage(c.Name, u)
 	if err != nil {
