@@ -116,11 +116,11 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			*harnessToggles[t](&base) = true
 		}
 	}
-	main, err := ev.run(ctx, cases, base, labelFor(*label, ablate, ""))
+	allOn, err := ev.run(ctx, cases, base, labelFor(*label, ablate, ""))
 	if err != nil {
 		return err
 	}
-	out.Run = main
+	out.Run = allOn
 	for _, t := range ablate {
 		h := base
 		*harnessToggles[t](&h) = false
@@ -128,17 +128,17 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		out.Ablation = append(out.Ablation, ablationRun{Toggle: t, Run: off, Delta: evaluation.Diff(t, main, off)})
+		out.Ablation = append(out.Ablation, ablationRun{Toggle: t, Run: off, Delta: evaluation.Diff(t, allOn, off)})
 	}
 	if baseline != nil {
-		c := evaluation.Compare(main.Totals, evaluation.Baseline{ID: baseline.ID, FP: baseline.FP, FN: baseline.FN, Runtime: baseline.Runtime})
+		c := evaluation.Compare(allOn.Totals, evaluation.Baseline{ID: baseline.ID, FP: baseline.FP, FN: baseline.FN, Runtime: baseline.Runtime})
 		out.Compare = &c
 	}
 	if err := out.write(stdout, *format); err != nil {
 		return err
 	}
 	if out.Compare != nil && !out.Compare.Pass {
-		return exitError{code: exitFindings, err: fmt.Errorf("eval run %s fails seed 000's criteria against run %s", main.ID, baseline.ID)}
+		return exitError{code: exitFindings, err: fmt.Errorf("eval run %s fails seed 000's criteria against run %s", allOn.ID, baseline.ID)}
 	}
 	return nil
 }

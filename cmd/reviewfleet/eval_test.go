@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/reviewfleet/reviewfleet/internal/evaluation"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -252,5 +255,42 @@ func TestEvalAblationRunsEachToggleOff(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "eval", "--dataset", "x", "--toggles", "verify,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown toggle: %v", err)
+	}
+}
+
+func TestEvalImportWritesADataset(t *testing.T) {
+	clearEnv(t)
+	var asked []string
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path+" "+r.Header.Get("Authorization"))
+		if strings.Contains(r.Header.Get("Accept"), "diff") {
+			fmt.Fprint(w, "diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1 +1,2 @@\n package x\n+var y = 1\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"number": 3, "title": "T", "base": {"repo": {"clone_url": "https://example.com/o/r.git"}}}`)
+	}))
+	defer gh.Close()
+	t.Setenv("GITHUB_API_URL", gh.URL+"/")
+	t.Setenv("GITHUB_TOKEN", "secret-token")
+	golden := filepath.Join(t.TempDir(), "golden.json")
+	if err := os.WriteFile(golden, []byte(`[{"pr_title": "T", "url": "https://github.com/o/r/pull/3",
+		"comments": [{"comment": "y is unused", "severity": "Low"}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ds")
+	stdout, _, err := runCmd(t, "eval", "import", "--golden", golden, "--out", out)
+	if err != nil || !strings.Contains(stdout, "wrote 1 cases") {
+		t.Fatalf("import: %v\n%s", err, stdout)
+	}
+	if len(asked) != 2 || asked[0] != "/repos/o/r/pulls/3 Bearer secret-token" {
+		t.Errorf("GitHub was asked %q", asked)
+	}
+	cases, err := evaluation.LoadDataset(out)
+	if err != nil || len(cases) != 1 || cases[0].Golden[0].File != "" || cases[0].Golden[0].Severity != "low" {
+		t.Fatalf("dataset %+v %v", cases, err)
+	}
+	if _, _, err := runCmd(t, "eval", "import", "--golden", golden); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("missing --out: %v", err)
 	}
 }
