@@ -8,9 +8,13 @@
 -- request and response columns; llm_exchanges shows both kinds alike.
 
 CREATE TABLE llm_messages (
-    hash  text PRIMARY KEY,          -- hex SHA-256 of body's canonical JSON
-    kind  text NOT NULL CHECK (kind IN ('message', 'params', 'reply')),
-    body  jsonb NOT NULL
+    hash     text PRIMARY KEY,          -- hex SHA-256 of body's canonical JSON
+    kind     text NOT NULL CHECK (kind IN ('message', 'params', 'reply')),
+    body     jsonb NOT NULL,
+    -- when a call last stored it (refreshed at most hourly): deleting
+    -- unreferenced rows spares recent ones, which a call being recorded
+    -- may be about to refer to.
+    seen_at  timestamptz NOT NULL DEFAULT now()
 );
 
 ALTER TABLE llm_calls

@@ -147,6 +147,36 @@ func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls in
 	return nil
 }
 
+// LLMReply is one decoded reply of a review's recorded calls.
+type LLMReply struct {
+	Stage, ItemKey, PromptHash, Status string
+	Response                           json.RawMessage
+}
+
+// ListLLMReplies returns the replies of a review's recorded calls that
+// have one, in the order the calls were made, without rebuilding their
+// requests.
+func (s *Store) ListLLMReplies(ctx context.Context, reviewID string) ([]LLMReply, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.stage, c.item_key, c.prompt_hash, c.status, coalesce(c.response, m.body)
+		FROM llm_calls c LEFT JOIN llm_messages m ON m.hash = c.reply_hash
+		WHERE c.review_id = $1 AND coalesce(c.response, m.body) IS NOT NULL
+		ORDER BY c.id`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []LLMReply
+	for rows.Next() {
+		var r LLMReply
+		if err := rows.Scan(&r.Stage, &r.ItemKey, &r.PromptHash, &r.Status, &r.Response); err != nil {
+			return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // ListLLMCalls returns a review's recorded calls in order, with their
 // request and reply bodies rebuilt from llm_messages (view llm_exchanges).
 func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, error) {

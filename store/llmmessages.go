@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Kinds of llm_messages rows.
@@ -80,11 +81,36 @@ func (s *Store) storeParts(ctx context.Context, parts []part) error {
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO llm_messages (hash, kind, body)
 		SELECT h, k, b::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(h, k, b)
-		ON CONFLICT (hash) DO NOTHING`, hashes, kinds, bodies)
+		ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+		WHERE llm_messages.seen_at < now() - interval '1 hour'`, hashes, kinds, bodies)
 	if err != nil {
 		return fmt.Errorf("store %d exchange parts: %w", len(parts), err)
 	}
 	return nil
+}
+
+// DeleteUnreferencedMessages deletes up to limit llm_messages rows that no
+// call refers to any more (after their calls were deleted) and that no
+// call stored within the last grace, and returns how many it deleted.
+// grace must exceed the longest a call takes between storing its parts
+// and its row (seconds); a day is safe.
+func (s *Store) DeleteUnreferencedMessages(ctx context.Context, grace time.Duration, limit int) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `
+		WITH refs AS (
+			SELECT unnest(message_hashes) AS hash FROM llm_calls
+			UNION SELECT params_hash FROM llm_calls WHERE params_hash IS NOT NULL
+			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL
+		), doomed AS (
+			SELECT m.hash FROM llm_messages m
+			WHERE m.seen_at < now() - $1::interval AND NOT EXISTS (SELECT 1 FROM refs WHERE refs.hash = m.hash)
+			LIMIT $2
+		)
+		DELETE FROM llm_messages m USING doomed WHERE m.hash = doomed.hash`,
+		fmt.Sprintf("%d milliseconds", grace.Milliseconds()), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete unreferenced exchange parts: %w", err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 // storedRequest is how a call refers to its request: message hashes in

@@ -101,7 +101,7 @@ func Load(ctx context.Context, st *store.Store, reviewID string) (Recording, err
 	if err != nil {
 		return Recording{}, fmt.Errorf("load the recording of review %s: %w", reviewID, err)
 	}
-	calls, err := st.ListLLMCalls(ctx, reviewID)
+	calls, err := st.ListLLMReplies(ctx, reviewID)
 	if err != nil {
 		return Recording{}, fmt.Errorf("load the recording of review %s: %w", reviewID, err)
 	}
@@ -118,12 +118,12 @@ func Load(ctx context.Context, st *store.Store, reviewID string) (Recording, err
 		rec.Review.Items = append(rec.Review.Items, Item{Stage: string(it.Stage), Key: it.Key, Payload: it.Payload})
 	}
 	for _, c := range calls {
-		if (c.Status != llm.StatusOK && c.Status != llm.StatusInvalidReply) || len(c.Response) == 0 || string(c.Response) == "null" {
+		if c.Status != llm.StatusOK && c.Status != llm.StatusInvalidReply {
 			continue
 		}
 		rec.Exchanges = append(rec.Exchanges, Exchange{Stage: c.Stage, Item: c.ItemKey, Hash: c.PromptHash, Status: c.Status, Reply: c.Response})
 	}
-	if len(rec.Exchanges) == 0 && len(calls) > 0 {
+	if len(rec.Exchanges) == 0 && r.LLMCalls > 0 {
 		return rec, fmt.Errorf("review %s has no recorded replies: it ran with llm.record_exchanges off", reviewID)
 	}
 	return rec, nil
