@@ -160,7 +160,7 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 	if err := os.WriteFile(file, []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err = runCmd(t, "review", "--replay", file, "--format", "json", "--quiet")
+	out, stderr, err = runCmd(t, "review", "--replay", file, "--repo", r.Dir, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("replay from a file: %v\n%s", err, stderr)
 	}
@@ -169,6 +169,10 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 	}
 	if calls.Load() != sent {
 		t.Errorf("the replays called the closed server %d times", calls.Load()-sent)
+	}
+
+	if _, _, err := runCmd(t, "review", "--replay", file, "--base", "HEAD"); err == nil || !strings.Contains(err.Error(), "--replay takes its change from the recording") {
+		t.Errorf("--replay with --base: %v", err)
 	}
 
 	// Without its expert replies the replay stops at the first expert call.

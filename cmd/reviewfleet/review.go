@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -78,8 +79,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
-	if *replayFrom != "" && (*useDemo || *repo != "" || *diffFile != "") {
-		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --repo or --diff")}
+	if *replayFrom != "" && (*useDemo || *base != "" || *head != "" || *diffFile != "") {
+		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --base, --head or --diff (--repo DIR names where the recorded head tree is on this host)")}
 	}
 	if !*useDemo && *replayFrom == "" {
 		// Arguments first: a missing --base must not hide behind notices
@@ -94,8 +95,13 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			return err
 		}
 		defer rp.Close()
+		if *repo != "" {
+			if rp.snapshot, err = filepath.Abs(*repo); err != nil {
+				return exitError{code: exitUsage, err: fmt.Errorf("--repo: %w", err)}
+			}
+		}
 		edit = rp.edit
-		fmt.Fprintln(stderr, "REPLAY: the LLM replies are played back from the recording of", *replayFrom, "— no model is called.")
+		fmt.Fprintln(stderr, "REPLAY: the LLM replies are played back from the recording of", *replayFrom, "— no model is called; the review runs in this command.")
 	}
 	if *useDemo {
 		dir, err := os.MkdirTemp("", "reviewfleet-demo-*")
