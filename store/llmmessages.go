@@ -74,9 +74,16 @@ func (s *Store) storeParts(ctx context.Context, parts []part) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	hashes, kinds, bodies := make([]string, len(parts)), make([]string, len(parts)), make([]string, len(parts))
-	for i, p := range parts {
-		hashes[i], kinds[i], bodies[i] = p.hash, p.kind, string(p.body)
+	// Once each: a request may repeat a message, and one statement may
+	// not update a row twice.
+	seen := make(map[string]bool, len(parts))
+	var hashes, kinds, bodies []string
+	for _, p := range parts {
+		if seen[p.hash] {
+			continue
+		}
+		seen[p.hash] = true
+		hashes, kinds, bodies = append(hashes, p.hash), append(kinds, p.kind), append(bodies, string(p.body))
 	}
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO llm_messages (hash, kind, body)

@@ -91,6 +91,20 @@ func TestExchangeMessagesStoredOnce(t *testing.T) {
 			t.Errorf("round %d: response %s", i+1, c.Response)
 		}
 	}
+	// A request repeating a message (an expert nudge sent twice) stores
+	// it once, and recording it twice adds nothing.
+	twice, _ := json.Marshal(map[string]any{"model": "m", "messages": []any{
+		map[string]any{"role": "user", "content": "again"}, map[string]any{"role": "user", "content": "again"}}})
+	for range 2 {
+		if _, err := st.StartLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "expert", ItemKey: "f2", Model: "m", PromptHash: "h", Request: twice}); err != nil {
+			t.Fatalf("a request repeating a message: %v", err)
+		}
+	}
+	if m, _ := st.MeasureExchanges(ctx, []string{id}); m.Parts != got.Parts+2 {
+		t.Errorf("a repeated message: %d parts, want %d", m.Parts, got.Parts+2)
+	}
+	got.Parts += 2
+
 	// A second review sending the same prompt adds only its call rows.
 	other := newReview(t, st, "p1")
 	expertRounds(t, st, other, 1, 2000)
