@@ -62,7 +62,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	replayFrom := fs.String("replay", "", "re-run a recorded review offline: a review `ID` in the database or a recording FILE (see `recording export`)")
+	replayFrom := fs.String("replay", "", "re-run a recorded review offline, no model called: `ID|FILE`, a review ID in the database or a recording file (see 'recording export'); --repo DIR names the recorded head tree's checkout here")
 	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
