@@ -111,6 +111,8 @@ func (r *replayRun) edit(c *config.Config) {
 	}
 	c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Recorded = r.srv.URL, "recorded", true
 	c.LLM.Endpoints = []config.Endpoint{}
+	// No provider is called: its quotas do not apply.
+	c.LLM.RequestsPerMinute, c.LLM.TokensPerMinute, c.LLM.FleetRequestsPerMinute, c.LLM.FleetTokensPerMinute = 0, 0, 0, 0
 	if c.LLM.Model == "" {
 		c.LLM.Model = "recorded" // the recorded review's configuration names its models
 	}
