@@ -52,6 +52,8 @@ Usage:
   reviewfleet review   --repo DIR --base REF --head REF [--format markdown|json|sarif] [--no-wait]
   reviewfleet review   --diff FILE [--repo DIR] [--format …]
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
+  reviewfleet review   --replay ID|FILE       re-run a recorded review offline (no model is called)
+  reviewfleet recording export ID > FILE     write a review's recording for --replay
   reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
   reviewfleet report   ID [--format markdown|json|sarif]
   reviewfleet bulk     --manifest FILE | --github-org ORG [--repo-filter GLOB] [--max-running N] [--no-wait]
@@ -83,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
+		"recording": cmdRecording,
 	}
 	cmds["eval"] = cmdEval
 	cmd, ok := cmds[args[0]]

@@ -148,8 +148,8 @@ type LLM struct {
 	// with repairs and retries, the expert rounds carrying most tokens.
 	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
 	MaxTokensPerReview int64 `yaml:"max_tokens_per_review"`
-	// RecordExchanges stores request and reply bodies in llm_calls, which
-	// enables replaying a review (default true).
+	// RecordExchanges stores request and reply bodies, each message once
+	// in llm_messages, which enables replaying a review (default true).
 	RecordExchanges bool `yaml:"record_exchanges"`
 	// Recorded marks a review whose replies come from a recorded exchange
 	// (the offline demo); not a configuration key.

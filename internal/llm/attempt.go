@@ -57,7 +57,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	}
 
 	c.start(ctx, &rec)
-	ex := &exchange{}
+	ex := &exchange{stage: r.meta.Stage, item: r.meta.ItemKey}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, ex), c.cfg.Timeout)
 	start := time.Now()
 	req := r.req

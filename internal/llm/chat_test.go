@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 func chatReq(user string) openai.ChatCompletionRequest {
@@ -393,3 +394,23 @@ func TestPromptHash(t *testing.T) {
 type rawSchema string
 
 func (r rawSchema) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// Two requests that differ only in their random fence ids hash equally;
+// a different fenced text does not.
+func TestPromptHashIgnoresFenceIDs(t *testing.T) {
+	t.Parallel()
+	req := func(f untrusted.Fence, text string) openai.ChatCompletionRequest {
+		r := chatReq(untrusted.Instructions(f) + "\n" + f.Wrap("diff", text))
+		r.Model = "m"
+		return r
+	}
+	a, _ := PromptHash(req(untrusted.New(), "x := 1"))
+	b, _ := PromptHash(req(untrusted.New(), "x := 1"))
+	c, _ := PromptHash(req(untrusted.New(), "x := 2"))
+	if a != b {
+		t.Errorf("hash depends on the fence id: %s vs %s", a, b)
+	}
+	if a == c {
+		t.Errorf("different fenced text hashes equally")
+	}
+}

@@ -108,12 +108,22 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 // exchange is what the HTTP layer saw during one attempt. go-openai keeps
 // response headers only on success, so captureDoer stores them here.
 type exchange struct {
+	stage  string // the calling stage and item, sent as headers
+	item   string
 	sent   bool
 	status int
 	header http.Header
 }
 
 type exchangeKey struct{}
+
+// Every request names the stage and the item it was made for in these
+// headers, so a server replaying recorded replies can say which request it
+// has no reply for.
+const (
+	HeaderStage = "X-Reviewfleet-Stage"
+	HeaderItem  = "X-Reviewfleet-Item"
+)
 
 // captureDoer records the status and headers of every response into the
 // exchange carried by the request context.
@@ -124,6 +134,13 @@ func (d captureDoer) Do(req *http.Request) (*http.Response, error) {
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
 	if ex != nil {
 		ex.sent = true
+		if ex.stage != "" {
+			req.Header.Set(HeaderStage, ex.stage)
+		}
+		if ex.item != "" {
+			// Escaped: an item key holds a path, which may hold anything.
+			req.Header.Set(HeaderItem, url.PathEscape(ex.item))
+		}
 	}
 	resp, err := d.inner.Do(req)
 	if ex != nil && resp != nil {
