@@ -11,6 +11,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-github/v84/github"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+
+	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
 // GitHubOptions says where and how to list an organisation's pull requests.
@@ -23,7 +26,8 @@ type GitHubOptions struct {
 	// RepoFilter keeps repositories whose owner/name matches this glob
 	// (doublestar syntax, e.g. "acme/api-*"); empty keeps all.
 	RepoFilter string
-	// HTTPClient is the client to use (default http.DefaultClient).
+	// HTTPClient is the client to use (default: one tracing each request
+	// with otelhttp inside the caller's trace).
 	HTTPClient *http.Client
 }
 
@@ -36,7 +40,11 @@ func ListOrgPullRequests(ctx context.Context, org string, o GitHubOptions) ([]En
 	if o.RepoFilter != "" && !doublestar.ValidatePattern(o.RepoFilter) {
 		return nil, fmt.Errorf("--repo-filter %q is not a valid glob", o.RepoFilter)
 	}
-	client := github.NewClient(o.HTTPClient)
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport, otelhttp.WithTracerProvider(telemetry.ChildOnly()))}
+	}
+	client := github.NewClient(hc)
 	if o.Token != "" {
 		client = client.WithAuthToken(o.Token)
 	}
