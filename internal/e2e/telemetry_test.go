@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,6 +52,9 @@ func TestOneTracePerReview(t *testing.T) {
 
 	ctx, cancelWait := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancelWait()
+	waitListening(t, w.HealthAddr)
+	// The counters are the process's: other tests' reviews count too.
+	before := parseMetrics(scrape(t, "http://"+w.HealthAddr()+"/metrics"))
 	id, err := f.sub.Submit(ctx, demoRepo(t))
 	if err != nil {
 		t.Fatalf("submit: %v", err)
@@ -143,17 +147,47 @@ func TestOneTracePerReview(t *testing.T) {
 		"reviewfleet_llm_tokens_total", "reviewfleet_llm_calls_total", "reviewfleet_stage_items_total",
 		"reviewfleet_stage_duration_seconds_count", "reviewfleet_task_queue_wait_seconds_count",
 		"reviewfleet_reviews_finished_total", "reviewfleet_llm_limiter_wait_seconds_count",
-		"asynq_tasks_processed_total",
 	} {
-		if fam[name] <= 0 {
-			t.Errorf("/metrics: %s = %v, want > 0", name, fam[name])
+		if fam[name] <= before[name] {
+			t.Errorf("/metrics: %s = %v after the review, %v before: want it to grow", name, fam[name], before[name])
 		}
+	}
+	if fam["asynq_tasks_processed_total"] <= 0 {
+		t.Errorf("/metrics: asynq_tasks_processed_total = %v, want > 0", fam["asynq_tasks_processed_total"])
 	}
 	if _, ok := fam["asynq_queue_size"]; !ok {
 		t.Error("/metrics has no asynq_queue_size")
 	}
 	if strings.Contains(metricsText, id) {
 		t.Error("/metrics holds the review ID: labels must stay bounded")
+	}
+
+	// The scheduler's /metrics also reads the reviews by status from Postgres.
+	srv := httptest.NewServer(f.sub.MetricsHandler(true))
+	defer srv.Close()
+	if text := scrape(t, srv.URL); !strings.Contains(text, `reviewfleet_reviews{status="done"} 1`) {
+		t.Errorf("scheduler /metrics lacks reviewfleet_reviews{status=\"done\"} 1:\n%s", grepLines(text, "reviewfleet_reviews{"))
+	}
+}
+
+func grepLines(text, sub string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// waitListening waits until the worker's probe server is up.
+func waitListening(t *testing.T, addr func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); addr() == ""; {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker's probe server did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
