@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-github/v84/github"
+
 )
 
 // GitHubOptions says where and how to list an organisation's pull requests.
@@ -22,7 +23,8 @@ type GitHubOptions struct {
 	// RepoFilter keeps repositories whose owner/name matches this glob
 	// (doublestar syntax, e.g. "acme/api-*"); empty keeps all.
 	RepoFilter string
-	// HTTPClient is the client to use (default http.DefaultClient).
+	// HTTPClient is the client to use (default: one tracing each request
+	// with otelhttp inside the caller's trace).
 	HTTPClient *http.Client
 }
 

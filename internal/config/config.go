@@ -349,7 +349,9 @@ type Schedule struct {
 
 // Telemetry configures tracing.
 type Telemetry struct {
-	// Exporter is "none" (default) or "stdout".
+	// Exporter is "none" (default), "console" (alias "stdout": JSON on
+	// stderr) or "otlp" (configured by OTEL_EXPORTER_OTLP_*). The standard
+	// OTEL_TRACES_EXPORTER variable, when set, takes precedence.
 	Exporter    string `yaml:"exporter"`
 	ServiceName string `yaml:"service_name"` // default "reviewfleet"
 }

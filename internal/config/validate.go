@@ -141,9 +141,9 @@ func (c Config) Validate() error {
 		bad("worker.shutdown_timeout", "must not be negative, got %s", c.Worker.ShutdownTimeout)
 	}
 	switch c.Telemetry.Exporter {
-	case "none", "stdout", "":
+	case "none", "stdout", "console", "otlp", "":
 	default:
-		bad("telemetry.exporter", "must be none or stdout, got %q", c.Telemetry.Exporter)
+		bad("telemetry.exporter", "must be none, console (alias stdout) or otlp, got %q", c.Telemetry.Exporter)
 	}
 	if len(errs) > 0 {
 		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))

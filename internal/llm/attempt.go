@@ -180,6 +180,7 @@ func (c *Client) start(ctx context.Context, rec *CallRecord) {
 // record stores rec with its outcome. Recording never fails the call: a
 // recorder error is logged.
 func (c *Client) record(ctx context.Context, rec CallRecord, status string, err error) {
+	observe(rec, status)
 	if c.recorder == nil {
 		return
 	}

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
 // Client calls an OpenAI-compatible chat completion endpoint. It is safe for
@@ -92,7 +95,9 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 // whole request is bounded per attempt through its context.
 func newHTTPClient(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{Transport: &http.Transport{
+	// otelhttp adds a client span per HTTP attempt (inside the model
+	// call's span) and sends the trace context to the endpoint.
+	return &http.Client{Transport: otelhttp.NewTransport(&http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   10 * time.Second,
@@ -102,7 +107,7 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   32,
 		ForceAttemptHTTP2:     true,
-	}}
+	}, otelhttp.WithTracerProvider(telemetry.ChildOnly()))}
 }
 
 // exchange is what the HTTP layer saw during one attempt. go-openai keeps
