@@ -10,7 +10,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-github/v84/github"
-
 )
 
 // GitHubOptions says where and how to list an organisation's pull requests.
