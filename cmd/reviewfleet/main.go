@@ -59,6 +59,8 @@ Usage:
   reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
   reviewfleet scheduler [--once]              run the reconciler, admission and scheduled bulk reviews
   reviewfleet migrate  [--down] [--status]    apply the database migrations
+  reviewfleet prune    --older-than 90d [--keep-verdicts] [--batch-size N] [--dry-run]
+                                              delete old prompts, replies and reviews (running ones never)
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
@@ -81,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
+		"prune": cmdPrune,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

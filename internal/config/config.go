@@ -42,6 +42,7 @@ type Config struct {
 	Fleet     Fleet     `yaml:"fleet"`
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
+	Retention Retention `yaml:"retention"`
 }
 
 // Fleet configures admission control for the whole fleet.
@@ -383,6 +384,7 @@ func Default() Config {
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/"},
+		Retention: Retention{OlderThan: "90d", BatchSize: 1000},
 	}
 }
 
