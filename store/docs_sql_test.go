@@ -189,7 +189,7 @@ func TestAnalystRoleReadsViewsOnly(t *testing.T) {
 			t.Errorf("analyst reading table %s: %v, want permission denied", tbl, err)
 		}
 	}
-	if err := tryAsAnalyst(t, conn, "SELECT request, response FROM llm_calls"); !isPermissionDenied(err) {
+	if err := tryAsAnalyst(t, conn, "SELECT * FROM llm_calls"); !isPermissionDenied(err) {
 		t.Errorf("analyst reading raw prompts: %v, want permission denied", err)
 	}
 	for _, stmt := range []string{

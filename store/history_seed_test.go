@@ -93,15 +93,25 @@ INSERT INTO expert_runs (review_id, finding_id, stop_reason, rounds, phases, che
   ('` + seedRecent + `', 8, 'verdict', 2, '[{"phase":"explore"}]', '[]');
 
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, tokens_in, tokens_out, latency_ms,
-                       request, response, created_at) VALUES
-  ('` + seedOldDone + `', 'intent', 'p1', 'm', 'h1', 'ok', 1000, 100, 300, '{"prompt":"SECRET PROMPT"}', '{"reply":"r"}', now() - interval '200 days'),
-  ('` + seedOldDone + `', 'expert', 'f1', 'm', 'h2', 'ok', 1000, 100, 900, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '200 days'),
-  ('` + seedOldDone + `', 'expert', 'f1', 'm', 'h3', 'ok', 1000, 100, 800, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '200 days'),
-  ('` + seedOldFailed + `', 'intent', 'p1', 'm', 'h4', 'ok', 1000, 50, 200, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '120 days'),
-  ('` + seedOldRunning + `', 'intent', 'p1', 'm', 'h5', 'ok', 1000, 10, 100, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '150 days'),
-  ('` + seedRecent + `', 'intent', 'p1', 'm', 'h6', 'ok', 1000, 100, 300, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '10 days'),
-  (NULL, 'judge', '', 'm', 'h7', 'ok', 10, 1, 10, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '100 days'),
-  (NULL, 'judge', '', 'm', 'h8', 'ok', 10, 1, 10, '{"prompt":"p"}', '{"reply":"r"}', now() - interval '1 day');
+                       created_at) VALUES
+  ('` + seedOldDone + `', 'intent', 'p1', 'm', 'h1', 'ok', 1000, 100, 300, now() - interval '200 days'),
+  ('` + seedOldDone + `', 'expert', 'f1', 'm', 'h2', 'ok', 1000, 100, 900, now() - interval '200 days'),
+  ('` + seedOldDone + `', 'expert', 'f1', 'm', 'h3', 'ok', 1000, 100, 800, now() - interval '200 days'),
+  ('` + seedOldFailed + `', 'intent', 'p1', 'm', 'h4', 'ok', 1000, 50, 200, now() - interval '120 days'),
+  ('` + seedOldRunning + `', 'intent', 'p1', 'm', 'h5', 'ok', 1000, 10, 100, now() - interval '150 days'),
+  ('` + seedRecent + `', 'intent', 'p1', 'm', 'h6', 'ok', 1000, 100, 300, now() - interval '10 days'),
+  (NULL, 'judge', '', 'm', 'h7', 'ok', 10, 1, 10, now() - interval '100 days'),
+  (NULL, 'judge', '', 'm', 'h8', 'ok', 10, 1, 10, now() - interval '1 day');
+
+-- Bodies where the schema keeps them in llm_calls itself.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = current_schema() AND table_name = 'llm_calls' AND column_name = 'request') THEN
+    EXECUTE $q$UPDATE llm_calls SET request = '{"prompt":"SECRET PROMPT"}', response = '{"reply":"r"}'$q$;
+  END IF;
+END
+$$;
 
 INSERT INTO reports (review_id, markdown, json, sarif) VALUES
   ('` + seedOldDone + `', '# report', '{}', '{}'),

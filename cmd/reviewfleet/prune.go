@@ -30,7 +30,7 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *batchSize < 0 {
 		return exitError{code: 2, err: fmt.Errorf("--batch-size must be positive, got %d", *batchSize)}
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, NoStartLocal: true}, func(c *config.Config) {
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, NoStartLocal: true, Notices: io.Discard}, func(c *config.Config) {
 		if *olderThan != "" {
 			c.Retention.OlderThan = *olderThan
 		}
