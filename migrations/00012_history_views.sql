@@ -91,10 +91,10 @@ JOIN reviews r ON r.id = v.review_id;
 -- counters (cost_usd, review_*) survive pruning of the recorded calls.
 CREATE OR REPLACE VIEW review_costs AS
 SELECT r.id AS review_id, r.repo, r.created_at,
-       count(c.id)                  AS llm_calls,
-       coalesce(sum(c.tokens_in), 0)  AS tokens_in,
-       coalesce(sum(c.tokens_out), 0) AS tokens_out,
-       coalesce(sum(c.latency_ms), 0) AS latency_ms,
+       c.llm_calls,
+       c.tokens_in,
+       c.tokens_out,
+       c.latency_ms,
        r.status,
        r.kind,
        r.batch_id,
@@ -106,8 +106,14 @@ SELECT r.id AS review_id, r.repo, r.created_at,
        r.finished_at,
        (SELECT count(*) FROM findings f WHERE f.review_id = r.id AND f.status = 'active') AS findings_reported
 FROM reviews r
-LEFT JOIN llm_calls c ON c.review_id = r.id
-GROUP BY r.id;
+-- Per review rather than one GROUP BY over all: a filter on any column of
+-- reviews (a time window, a repository) then narrows the scan.
+CROSS JOIN LATERAL (
+    SELECT count(*)                       AS llm_calls,
+           coalesce(sum(tokens_in), 0)    AS tokens_in,
+           coalesce(sum(tokens_out), 0)   AS tokens_out,
+           coalesce(sum(latency_ms), 0)   AS latency_ms
+    FROM llm_calls WHERE review_id = r.id) c;
 
 -- stage_latency: per review and stage, how long the stage's items took
 -- (from the fan-out ledger) and how long its LLM calls waited.

@@ -129,3 +129,28 @@ func explain(t *testing.T, conn *pgx.Conn, sql string) string {
 	}
 	return b.String()
 }
+
+// The usual ways into the history — one review, a time window, a
+// repository, a stage's verdicts — reach the rows through indexes.
+func TestHistoryQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
+	_, conn := seededHistory(t)
+	if _, err := conn.Exec(context.Background(), "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ query, index string }{
+		{`SELECT * FROM review_costs WHERE created_at > now() - interval '30 days'`, "reviews_created_idx"},
+		{`SELECT * FROM review_costs WHERE review_id = '` + seedRecent + `'`, "reviews_pkey"},
+		{`SELECT * FROM finding_history WHERE review_id = '` + seedRecent + `'`, "findings_review_idx"},
+		{`SELECT * FROM verdict_trail WHERE review_id = '` + seedRecent + `'`, "verdicts_review_idx"},
+		{`SELECT * FROM stage_latency WHERE review_id = '` + seedRecent + `'`, "stage_items_pkey"},
+		{`SELECT * FROM repo_risk_trend WHERE repo = 'github.com/acme/web'`, "reviews_repo_idx"},
+		{`SELECT count(*) FROM verdict_trail WHERE stage = 'expert' AND verdict = 'refuted'`, "verdicts_stage_verdict_idx"},
+		{`SELECT count(*) FROM finding_history WHERE reviewed_at > now() - interval '30 days'`, "reviews_created_idx"},
+	} {
+		plan := explain(t, conn, "EXPLAIN "+c.query)
+		if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, " "+c.index+" ") {
+			t.Errorf("%s\ndoes not go through %s:\n%s", c.query, c.index, plan)
+		}
+	}
+}
