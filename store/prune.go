@@ -38,6 +38,9 @@ type PruneResult struct {
 	Messages          int64 // stored messages no call refers to any more, deleted
 	Reports           int64 // rendered reports deleted (KeepVerdicts)
 	ExpertTranscripts int64 // expert runs whose phases and checks were emptied (KeepVerdicts)
+	// MessageStore is true when the schema stores messages apart from the
+	// calls (an llm_messages table).
+	MessageStore bool
 	// MessagesNote says why stored messages were left alone ("" when they
 	// were pruned or there is no llm_messages table).
 	MessagesNote string
@@ -87,7 +90,7 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 	if err != nil {
 		return res, fmt.Errorf("delete stored llm calls made outside reviews: %w", err)
 	}
-	if res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, false); err != nil {
+	if res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, false); err != nil {
 		return res, err
 	}
 	if o.KeepVerdicts {
@@ -206,13 +209,13 @@ func (s *Store) deleteBatches(ctx context.Context, sql string, args ...any) (int
 // to any more. Messages are stored once and referred to by calls through
 // foreign keys, found in the catalog so that this works whichever tables
 // refer to them; without any, nothing says which are unused and none go.
-func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64, string, error) {
+func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (bool, int64, string, error) {
 	var exists bool
 	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('llm_messages') IS NOT NULL`).Scan(&exists); err != nil {
-		return 0, "", fmt.Errorf("look for stored llm messages: %w", err)
+		return false, 0, "", fmt.Errorf("look for stored llm messages: %w", err)
 	}
 	if !exists {
-		return 0, "", nil
+		return false, 0, "", nil
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT c.conrelid::regclass::text,
@@ -226,7 +229,7 @@ func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64
 		GROUP BY c.oid, c.conrelid
 		ORDER BY c.oid`)
 	if err != nil {
-		return 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
 	}
 	var unused []string
 	for rows.Next() {
@@ -234,7 +237,7 @@ func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64
 		var cols, refCols []string
 		if err := rows.Scan(&table, &cols, &refCols); err != nil {
 			rows.Close()
-			return 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+			return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
 		}
 		var eq []string
 		for i := range cols {
@@ -244,26 +247,26 @@ func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
 	}
 	if len(unused) == 0 {
-		return 0, "no foreign key refers to llm_messages, so unused messages cannot be told apart: none deleted", nil
+		return true, 0, "no foreign key refers to llm_messages, so unused messages cannot be told apart: none deleted", nil
 	}
 	where := strings.Join(unused, " AND ")
 	if count {
 		var n int64
 		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM llm_messages m WHERE `+where).Scan(&n)
 		if err != nil {
-			return 0, "", fmt.Errorf("count unused stored llm messages: %w", err)
+			return true, 0, "", fmt.Errorf("count unused stored llm messages: %w", err)
 		}
-		return n, "", nil
+		return true, n, "", nil
 	}
 	n, err := s.deleteBatches(ctx, `DELETE FROM llm_messages WHERE ctid = ANY(ARRAY(
 		SELECT m.ctid FROM llm_messages m WHERE `+where+` LIMIT $1))`, limit)
 	if err != nil {
-		return n, "", fmt.Errorf("delete unused stored llm messages: %w", err)
+		return true, n, "", fmt.Errorf("delete unused stored llm messages: %w", err)
 	}
-	return n, "", nil
+	return true, n, "", nil
 }
 
 // pruneCount is Prune's dry run: it counts what a run would remove now.
@@ -289,6 +292,6 @@ func (s *Store) pruneCount(ctx context.Context, o PruneOptions) (PruneResult, er
 		res.Reviews, res.Findings = reviews, findings
 	}
 	var err error
-	res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, true)
+	res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, true)
 	return res, err
 }

@@ -66,7 +66,11 @@ func printPruned(w io.Writer, o store.PruneOptions, r store.PruneResult, took ti
 	}
 	fmt.Fprintf(w, "reviews created before %s (finished ones only)%s:\n", o.Before.UTC().Format(time.RFC3339),
 		map[bool]string{true: ", keeping verdicts"}[o.KeepVerdicts])
-	fmt.Fprintf(w, "  %s %d stored llm calls (prompts and replies), %d unused stored messages\n", verb, r.LLMCalls, r.Messages)
+	fmt.Fprintf(w, "  %s %d stored llm calls (prompts and replies)", verb, r.LLMCalls)
+	if r.MessageStore {
+		fmt.Fprintf(w, ", %d stored messages no call uses", r.Messages)
+	}
+	fmt.Fprintln(w)
 	if o.KeepVerdicts {
 		fmt.Fprintf(w, "  %s %d reports; %s the transcripts of %d expert runs\n", verb, r.Reports,
 			map[bool]string{true: "would empty", false: "emptied"}[o.DryRun], r.ExpertTranscripts)
