@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestDeleteReviewPathUsesIndexes(t *testing.T) {
 	}
 	fks := foreignKeys(t, conn)
 	for i, fk := range fks {
-		name := "fk_lookup_" + string(rune('a'+i))
+		name := "fk_lookup_" + strconv.Itoa(i)
 		stmt := "PREPARE " + name + "(" + fk.typ + ") AS SELECT 1 FROM ONLY " + fk.table +
 			" x WHERE $1 OPERATOR(pg_catalog.=) x." + fk.column + " FOR KEY SHARE OF x"
 		if _, err := conn.Exec(ctx, stmt); err != nil {
