@@ -63,6 +63,8 @@ Usage:
   reviewfleet migrate  [--down] [--status]    apply the database migrations
   reviewfleet eval     --dataset DIR [--judge-model M] [--compare RUN_ID] [--toggles LIST] [--format markdown|json]
   reviewfleet eval import --golden FILE.json --out DIR   dataset from benchmark golden comments (GitHub)
+  reviewfleet prune    --older-than 90d [--keep-verdicts] [--batch-size N] [--dry-run]
+                                              delete old prompts, replies and reviews (running ones never)
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
@@ -86,6 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
 		"recording": cmdRecording,
+		"prune":     cmdPrune,
 	}
 	cmds["eval"] = cmdEval
 	cmd, ok := cmds[args[0]]

@@ -44,6 +44,7 @@ type Config struct {
 	GitHub    GitHub    `yaml:"github"`
 	// Evaluation configures `reviewfleet eval`.
 	Evaluation Evaluation `yaml:"evaluation"`
+	Retention  Retention  `yaml:"retention"`
 }
 
 // Evaluation configures how `reviewfleet eval` matches a review's findings
@@ -402,6 +403,7 @@ func Default() Config {
 		GitHub:    GitHub{APIURL: "https://api.github.com/"},
 
 		Evaluation: Evaluation{Window: 3},
+		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},
 	}
 }
 

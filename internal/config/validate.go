@@ -99,6 +99,10 @@ func (c Config) Validate() error {
 	nonNegative("fleet.max_running_reviews", c.Fleet.MaxRunningReviews)
 	nonNegative("bulk.max_running_per_batch", c.Bulk.MaxRunningPerBatch)
 	positive("bulk.submit_concurrency", c.Bulk.SubmitConcurrency)
+	positive("retention.batch_size", c.Retention.BatchSize)
+	if _, err := ParseAge(c.Retention.OlderThan); err != nil {
+		bad("retention.older_than", "%v", err)
+	}
 	for _, msg := range validateSchedules(c.Scheduler.Schedules) {
 		bad("scheduler.schedules", "%s", msg)
 	}
