@@ -3,7 +3,9 @@ package deploy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -334,5 +336,52 @@ func TestMetricCheckCatchesUnknownNames(t *testing.T) {
 	}
 	if _, problems := exprMetrics(`histogram_quantile(0.95, sum by (le, stage) (rate(reviewfleet_stage_duration_seconds_bucket[5m])))`); len(problems) != 0 {
 		t.Errorf("a valid query was refused: %v", problems)
+	}
+}
+
+// TestPromQLParsesWithPromtool runs Prometheus' own checker, when promtool is
+// on PATH, over the alert rules and over every dashboard query (as recording
+// rules, Grafana's $__ variables replaced), so a query Prometheus would
+// refuse fails here rather than on an empty panel.
+func TestPromQLParsesWithPromtool(t *testing.T) {
+	t.Parallel()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not on PATH")
+	}
+	b, err := os.ReadFile("grafana/reviewfleet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	var rules strings.Builder
+	rules.WriteString("groups:\n  - name: dashboard\n    rules:\n")
+	n := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			n++
+			expr := strings.NewReplacer("$__rate_interval", "5m", "$__range", "1h").Replace(tg.Expr)
+			q, _ := json.Marshal(expr)
+			fmt.Fprintf(&rules, "      - record: dashboard:query%d\n        expr: %s\n", n, q)
+		}
+	}
+	dashRules := filepath.Join(t.TempDir(), "dashboard.yml")
+	if err := os.WriteFile(dashRules, []byte(rules.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"prometheus/alerts.yml", dashRules} {
+		out, err := exec.Command(promtool, "check", "rules", file).CombinedOutput()
+		if err != nil {
+			t.Errorf("promtool check rules %s: %v\n%s", file, err, out)
+		}
 	}
 }
