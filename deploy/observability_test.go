@@ -342,7 +342,8 @@ func TestMetricCheckCatchesUnknownNames(t *testing.T) {
 // TestPromQLParsesWithPromtool runs Prometheus' own checker, when promtool is
 // on PATH, over the alert rules and over every dashboard query (as recording
 // rules, Grafana's $__ variables replaced), so a query Prometheus would
-// refuse fails here rather than on an empty panel.
+// refuse fails here rather than on an empty panel; then the alerts' unit
+// tests in prometheus/alerts_test.yml.
 func TestPromQLParsesWithPromtool(t *testing.T) {
 	t.Parallel()
 	promtool, err := exec.LookPath("promtool")
@@ -383,5 +384,10 @@ func TestPromQLParsesWithPromtool(t *testing.T) {
 		if err != nil {
 			t.Errorf("promtool check rules %s: %v\n%s", file, err, out)
 		}
+	}
+	// The alerts' unit tests: when each fires and when it stays quiet.
+	out, err := exec.Command(promtool, "test", "rules", "prometheus/alerts_test.yml").CombinedOutput()
+	if err != nil {
+		t.Errorf("promtool test rules prometheus/alerts_test.yml: %v\n%s", err, out)
 	}
 }
