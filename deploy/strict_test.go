@@ -3,7 +3,9 @@ package deploy
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -344,5 +346,39 @@ func TestStrictDecodingRejectsTypos(t *testing.T) {
 				t.Errorf("%q → %q was accepted", tt.old, tt.new)
 			}
 		})
+	}
+}
+
+// TestMigrateFirstSelector checks the first step of the kubectl deploy order
+// in docs/operations.md: its label selector applies the migrate Job and
+// everything it reads, and none of the workloads that must wait for it.
+func TestMigrateFirstSelector(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`kubectl apply -k deploy/k8s/overlays/production -l '([^']+)'`).FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/operations.md has no `kubectl apply -k … -l '…'` step")
+	}
+	sel, err := labels.Parse(string(m[1]))
+	if err != nil {
+		t.Fatalf("selector %q: %v", m[1], err)
+	}
+	for _, dir := range kustomizations(t) {
+		for _, o := range render(t, dir) {
+			set := labels.Set{}
+			for _, k := range []string{"app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/part-of"} {
+				if v := str(o, "metadata", "labels", k); v != "" {
+					set[k] = v
+				}
+			}
+			applied := sel.Matches(set)
+			waits := (o.kind() == "Deployment" || o.kind() == "Service") && strings.HasPrefix(o.name(), "reviewfleet-")
+			if applied == waits {
+				t.Errorf("%s: %s %s applied in the first step = %v", dir, o.kind(), o.name(), applied)
+			}
+		}
 	}
 }
