@@ -1,6 +1,9 @@
 // Package deploy holds the files that run reviewfleet outside a laptop: the
-// container image (Dockerfile), the Kubernetes manifests (k8s/, kustomize)
-// and, at the repository root, compose.yaml. It contains no code; its tests
-// check that the Compose file and every kustomization parse, render and
-// describe the services the binary expects.
+// container image (Dockerfile), the Kubernetes manifests (k8s/, kustomize),
+// the observability files of the Compose profile "observability" (otel/,
+// prometheus/ with the alert rules, grafana/ with the dashboard) and, at
+// the repository root, compose.yaml. It contains no code; its tests render
+// every kustomization and decode each object strictly into its Kubernetes
+// type, and check that the Compose file, the dashboard and the alert rules
+// use the services and metrics the binary provides.
 package deploy

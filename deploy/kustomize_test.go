@@ -1,18 +1,17 @@
 package deploy
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"io"
-	"os/exec"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -55,27 +54,15 @@ func str(v any, path ...any) string {
 	return s
 }
 
-// render runs `kubectl kustomize` on a directory under k8s/.
-func render(t *testing.T, kubectl, dir string) []object {
+// render builds a directory under k8s/ with kustomize (the library kubectl
+// embeds, so the test runs without kubectl or a cluster) and parses every
+// object generically.
+func render(t *testing.T, dir string) []object {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, kubectl, "kustomize", filepath.Join("k8s", dir))
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, stderr.String())
-	}
 	var objs []object
-	dec := yaml.NewDecoder(bytes.NewReader(out))
-	for {
+	for _, doc := range renderDocs(t, dir) {
 		var o object
-		err := dec.Decode(&o)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
+		if err := yaml.Unmarshal(doc, &o); err != nil {
 			t.Fatalf("parse output of kustomize %s: %v", dir, err)
 		}
 		if o != nil {
@@ -83,6 +70,25 @@ func render(t *testing.T, kubectl, dir string) []object {
 		}
 	}
 	return objs
+}
+
+// renderDocs builds a directory under k8s/ and returns each object's YAML.
+func renderDocs(t *testing.T, dir string) [][]byte {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("k8s", dir))
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	var docs [][]byte
+	for _, r := range m.Resources() {
+		b, err := r.AsYAML()
+		if err != nil {
+			t.Fatalf("kustomize build %s: %s: %v", dir, r.CurId(), err)
+		}
+		docs = append(docs, b)
+	}
+	return docs
 }
 
 func find(objs []object, kind, name string) object {
@@ -107,26 +113,22 @@ func kinds(objs []object) []string {
 
 func TestKustomizations(t *testing.T) {
 	t.Parallel()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl not on PATH")
-	}
-	core := []string{"ConfigMap", "Deployment", "Job", "PodDisruptionBudget", "ServiceAccount"}
+	core := []string{"ConfigMap", "Deployment", "Job", "PodDisruptionBudget", "Service", "ServiceAccount"}
 	tests := []struct {
 		dir     string
 		want    []string // kinds beyond core
 		without []string
 		check   func(t *testing.T, objs []object)
 	}{
-		{dir: "base", want: []string{"HorizontalPodAutoscaler", "Secret"}, without: []string{"ScaledObject"}},
+		{dir: "base", want: []string{"HorizontalPodAutoscaler", "Secret"}, without: []string{"ScaledObject", "NetworkPolicy", "ServiceMonitor"}},
 		{dir: "overlays/keda", want: []string{"ScaledObject", "Secret"}, without: []string{"HorizontalPodAutoscaler"}, check: checkScaledObject},
-		{dir: "overlays/asynqmon", want: []string{"HorizontalPodAutoscaler", "Secret", "Service"}, check: checkAsynqmon},
-		{dir: "overlays/production", want: []string{"Namespace", "ScaledObject", "Service"}, without: []string{"Secret", "HorizontalPodAutoscaler"}, check: checkProduction},
+		{dir: "overlays/asynqmon", want: []string{"HorizontalPodAutoscaler", "Secret"}, check: checkAsynqmon},
+		{dir: "overlays/production", want: []string{"Namespace", "NetworkPolicy", "ScaledObject", "ServiceMonitor"}, without: []string{"Secret", "HorizontalPodAutoscaler"}, check: checkProduction},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			t.Parallel()
-			objs := render(t, kubectl, tt.dir)
+			objs := render(t, tt.dir)
 			got := kinds(objs)
 			for _, k := range append(slices.Clone(core), tt.want...) {
 				if !slices.Contains(got, k) {
@@ -196,6 +198,31 @@ func checkWorkloads(t *testing.T, objs []object) {
 	if get(wc, "resources", "requests") == nil {
 		t.Error("worker has no resource requests")
 	}
+	sc := container(scheduler)
+	if p := get(sc, "ports", 0, "containerPort"); p != 8082 {
+		t.Errorf("scheduler health port = %v, want 8082", p)
+	}
+	for probe, want := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/livez"} {
+		if path := str(sc, probe, "httpGet", "path"); path != want {
+			t.Errorf("scheduler %s path = %q, want %s", probe, path, want)
+		}
+	}
+	// Prometheus finds /metrics on the health port of each pod.
+	for _, w := range []struct {
+		o    object
+		port string
+	}{{worker, "8081"}, {scheduler, "8082"}} {
+		ann := get(w.o, "spec", "template", "metadata", "annotations")
+		if str(ann, "prometheus.io/scrape") != "true" || str(ann, "prometheus.io/port") != w.port || str(ann, "prometheus.io/path") != "/metrics" {
+			t.Errorf("%s scrape annotations = %v, want scrape, port %s, /metrics", w.o.name(), ann, w.port)
+		}
+	}
+	// Migrations run before the workloads roll: a Sync hook in an earlier
+	// Argo CD wave than the Deployments (wave 0).
+	ann := get(migrate, "metadata", "annotations")
+	if str(ann, "argocd.argoproj.io/hook") != "Sync" || str(ann, "argocd.argoproj.io/sync-wave") != "-1" {
+		t.Errorf("migrate Job annotations = %v, want an Argo CD Sync hook in wave -1", ann)
+	}
 	if r := get(scheduler, "spec", "replicas"); r != 1 {
 		t.Errorf("scheduler replicas = %v, want 1", r)
 	}
@@ -204,8 +231,9 @@ func checkWorkloads(t *testing.T, objs []object) {
 	}
 }
 
-// checkScaledObject verifies KEDA watches the pending list of every queue the
-// pipeline uses, with the key layout asynq gives them.
+// checkScaledObject verifies KEDA watches the pending and the active list of
+// every queue the pipeline uses, with the key layout asynq gives them, and
+// that an active-list trigger asks one pod per worker.concurrency tasks.
 func checkScaledObject(t *testing.T, objs []object) {
 	t.Helper()
 	so := find(objs, "ScaledObject", "reviewfleet-worker")
@@ -215,17 +243,29 @@ func checkScaledObject(t *testing.T, objs []object) {
 	if target := str(so, "spec", "scaleTargetRef", "name"); target != "reviewfleet-worker" {
 		t.Errorf("ScaledObject targets %q", target)
 	}
+	if min, _ := get(so, "spec", "minReplicaCount").(int); min < 1 {
+		t.Errorf("minReplicaCount = %v: retries wait in sorted sets only a running worker forwards, keep at least 1", get(so, "spec", "minReplicaCount"))
+	}
+	concurrency := renderedConfig(t, objs).Worker.Concurrency
 	var lists []string
 	triggers, _ := get(so, "spec", "triggers").([]any)
 	for _, tr := range triggers {
 		if typ := str(tr, "type"); typ != "redis" {
 			t.Errorf("trigger type %q, want redis", typ)
 		}
-		lists = append(lists, str(tr, "metadata", "listName"))
+		list := str(tr, "metadata", "listName")
+		lists = append(lists, list)
+		if strings.HasSuffix(list, ":active") {
+			if n, err := strconv.Atoi(str(tr, "metadata", "listLength")); err != nil || n != concurrency {
+				t.Errorf("%s listLength = %q, want worker.concurrency %d", list, str(tr, "metadata", "listLength"), concurrency)
+			}
+		}
 	}
 	var want []string
 	for _, stage := range pipeline.TaskStages {
-		want = append(want, "asynq:{"+pipeline.Queue(stage)+"}:pending", "asynq:{"+pipeline.BulkQueue(stage)+"}:pending")
+		for _, q := range []string{pipeline.Queue(stage), pipeline.BulkQueue(stage)} {
+			want = append(want, "asynq:{"+q+"}:pending", "asynq:{"+q+"}:active")
+		}
 	}
 	slices.Sort(lists)
 	slices.Sort(want)
@@ -236,6 +276,28 @@ func checkScaledObject(t *testing.T, objs []object) {
 	if str(env, "data", "REDIS_ADDRESS") == "" {
 		t.Error("reviewfleet-env lacks REDIS_ADDRESS for the scaler")
 	}
+}
+
+// renderedConfig loads the config.yaml of a rendered reviewfleet-config
+// ConfigMap with the binary's loader.
+func renderedConfig(t *testing.T, objs []object) config.Config {
+	t.Helper()
+	for _, o := range objs {
+		if o.kind() != "ConfigMap" || !strings.HasPrefix(o.name(), "reviewfleet-config") {
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(str(o, "data", "config.yaml")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Fatalf("rendered config.yaml: %v", err)
+		}
+		return cfg
+	}
+	t.Fatal("no reviewfleet-config ConfigMap")
+	return config.Config{}
 }
 
 func checkAsynqmon(t *testing.T, objs []object) {
@@ -292,6 +354,9 @@ func TestConfigFilesLoad(t *testing.T) {
 		}
 		if cfg.Worker.HealthAddr != ":8081" {
 			t.Errorf("%s: worker.health_addr = %q, want :8081 (the probes' port)", path, cfg.Worker.HealthAddr)
+		}
+		if cfg.Scheduler.HealthAddr != ":8082" {
+			t.Errorf("%s: scheduler.health_addr = %q, want :8082 (its probes' and metrics port)", path, cfg.Scheduler.HealthAddr)
 		}
 		// A rolling deploy must not cut expert runs: they fit in the grace,
 		// and the pod's grace period (360s) leaves the drain its 15s.

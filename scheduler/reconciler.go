@@ -16,6 +16,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -84,6 +85,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	expired, err := r.Store.FailExpiredReviews(ctx, r.Only)
 	errs = append(errs, err)
 	st.Expired = len(expired)
+	metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Add(float64(len(expired)))
 	for _, id := range expired {
 		r.log().Warn("review failed: deadline passed", "review", id)
 		if r.OnFailed != nil {
@@ -99,10 +101,12 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 			continue
 		}
 		st.Advanced++
+		metrics.ReconcilerRestored.WithLabelValues("stalled_review").Inc()
 	}
 
 	n, err := r.rescue(ctx)
 	st.Rescued = n
+	metrics.ReconcilerRestored.WithLabelValues("dead_worker").Add(float64(n))
 	errs = append(errs, err)
 	errs = append(errs, r.restore(ctx, &st))
 	// Reviews ended by the deadline or a cancelled batch free their
@@ -153,11 +157,13 @@ func (r *Reconciler) restorePage(ctx context.Context, page []store.Item, st *Sta
 		switch states[i] {
 		case "":
 			requeue = append(requeue, it)
+			metrics.ReconcilerRestored.WithLabelValues("missing").Inc()
 		case "completed":
 			// Finished but the ledger still says pending: its handler died
 			// before writing. The finished task keeps its ID, so run the
 			// item under a new generation.
 			reissue = append(reissue, it)
+			metrics.ReconcilerRestored.WithLabelValues("completed").Inc()
 		case "archived":
 			// The queue gave the task up while the ledger still says
 			// pending: the handler did not fail the item, so it was not the
@@ -166,6 +172,7 @@ func (r *Reconciler) restorePage(ctx context.Context, page []store.Item, st *Sta
 			// review's deadline bounds it.
 			reissue = append(reissue, it)
 			st.Archived++
+			metrics.ReconcilerRestored.WithLabelValues("archived").Inc()
 		default: // pending, active, scheduled, retry, aggregating: the queue has it
 			refreshed = append(refreshed, it)
 		}

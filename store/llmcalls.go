@@ -42,13 +42,6 @@ type LLMCall struct {
 	Cost float64
 }
 
-func nullableJSON(m json.RawMessage) any {
-	if len(m) == 0 || !json.Valid(m) {
-		return nil
-	}
-	return m
-}
-
 func nullableTime(t time.Time) any {
 	if t.IsZero() {
 		return nil
@@ -58,17 +51,23 @@ func nullableTime(t time.Time) any {
 
 // StartLLMCall inserts a call about to be sent, with status "started", and
 // returns its row ID. Costs and analysts count it from now on; a worker
-// that dies before the reply leaves it "started".
+// that dies before the reply leaves it "started". The request body is
+// stored as its parts in llm_messages, each once however many calls (or
+// expert rounds) resend it.
 func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 	var reviewID any
 	if c.ReviewID != "" {
 		reviewID = c.ReviewID
 	}
+	req, err := s.storeRequest(ctx, c.Request)
+	if err != nil {
+		return 0, fmt.Errorf("record started llm call: %w", err)
+	}
 	var id int64
-	err := s.pool.QueryRow(ctx, `
-		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, request, started_at, endpoint)
-		VALUES ($1,$2,$3,$4,$5,'started',$6, coalesce($7, now()), $8) RETURNING id`,
-		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, nullableJSON(c.Request), nullableTime(c.StartedAt), c.Endpoint).Scan(&id)
+	err = s.pool.QueryRow(ctx, `
+		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash, started_at, endpoint)
+		VALUES ($1,$2,$3,$4,$5,'started',$6,$7, coalesce($8, now()), $9) RETURNING id`,
+		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, req.messages, req.params, nullableTime(c.StartedAt), c.Endpoint).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
@@ -78,26 +77,34 @@ func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 // RecordLLMCall stores one call's outcome. With c.ID set it completes the
 // row StartLLMCall inserted; otherwise (a call refused before it was sent)
 // it inserts one. The review's token and cost totals are not touched here:
-// they grow once per item, when the item closes.
+// they grow once per item, when the item closes. Bodies are stored like
+// StartLLMCall's, once by content.
 func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 	var reviewID any
 	if c.ReviewID != "" {
 		reviewID = c.ReviewID
 	}
-	var err error
+	reply, err := s.storeReply(ctx, c.Response)
+	if err != nil {
+		return fmt.Errorf("record llm call: %w", err)
+	}
 	if c.ID != 0 {
 		_, err = s.pool.Exec(ctx, `
 			UPDATE llm_calls SET status = $2, error = $3, tokens_in = $4, tokens_out = $5,
-			       latency_ms = $6, response = $7, finished_at = now(), cost = $8
+			       latency_ms = $6, reply_hash = $7, finished_at = now(), cost = $8
 			WHERE id = $1`,
-			c.ID, c.Status, c.Error, c.TokensIn, c.TokensOut, c.Latency.Milliseconds(), nullableJSON(c.Response), c.Cost)
+			c.ID, c.Status, c.Error, c.TokensIn, c.TokensOut, c.Latency.Milliseconds(), reply, c.Cost)
 	} else {
+		var req storedRequest
+		if req, err = s.storeRequest(ctx, c.Request); err != nil {
+			return fmt.Errorf("record llm call: %w", err)
+		}
 		_, err = s.pool.Exec(ctx, `
 			INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, error,
-			                       tokens_in, tokens_out, latency_ms, request, response, started_at, finished_at, cost, endpoint)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12, coalesce($13, now()), now(), $14, $15)`,
+			                       tokens_in, tokens_out, latency_ms, message_hashes, params_hash, reply_hash, started_at, finished_at, cost, endpoint)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13, coalesce($14, now()), now(), $15, $16)`,
 			reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, c.Status, c.Error, c.TokensIn, c.TokensOut,
-			c.Latency.Milliseconds(), nullableJSON(c.Request), nullableJSON(c.Response), nullableTime(c.StartedAt), c.Cost, c.Endpoint)
+			c.Latency.Milliseconds(), req.messages, req.params, reply, nullableTime(c.StartedAt), c.Cost, c.Endpoint)
 	}
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
@@ -140,12 +147,43 @@ func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls in
 	return nil
 }
 
-// ListLLMCalls returns a review's recorded calls in order.
+// LLMReply is one decoded reply of a review's recorded calls.
+type LLMReply struct {
+	Stage, ItemKey, PromptHash, Status string
+	Response                           json.RawMessage
+}
+
+// ListLLMReplies returns the replies of a review's recorded calls that
+// have one, in the order the calls were made, without rebuilding their
+// requests.
+func (s *Store) ListLLMReplies(ctx context.Context, reviewID string) ([]LLMReply, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.stage, c.item_key, c.prompt_hash, c.status, coalesce(c.response, m.body)
+		FROM llm_calls c LEFT JOIN llm_messages m ON m.hash = c.reply_hash
+		WHERE c.review_id = $1 AND coalesce(c.response, m.body) IS NOT NULL
+		ORDER BY c.id`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []LLMReply
+	for rows.Next() {
+		var r LLMReply
+		if err := rows.Scan(&r.Stage, &r.ItemKey, &r.PromptHash, &r.Status, &r.Response); err != nil {
+			return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ListLLMCalls returns a review's recorded calls in order, with their
+// request and reply bodies rebuilt from llm_messages (view llm_exchanges).
 func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, stage, item_key, model, prompt_hash, status, error, tokens_in, tokens_out, latency_ms,
 		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at), cost, endpoint
-		FROM llm_calls WHERE review_id = $1 ORDER BY id`, reviewID)
+		FROM llm_exchanges WHERE review_id = $1 ORDER BY id`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list llm calls of %s: %w", reviewID, err)
 	}

@@ -375,3 +375,26 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 	}
 	return out, nil
 }
+
+// CountReviewsByStatus counts the reviews in each status (every status
+// present, zero included).
+func (s *Store) CountReviewsByStatus(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{StatusQueued: 0, StatusRunning: 0, StatusDone: 0, StatusFailed: 0}
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM reviews GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("count reviews by status: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			return nil, fmt.Errorf("count reviews by status: %w", err)
+		}
+		out[status] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count reviews by status: %w", err)
+	}
+	return out, nil
+}

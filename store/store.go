@@ -32,6 +32,8 @@ type PoolOptions struct {
 	// StatementTimeout makes the server cancel any statement running longer
 	// (0: no limit), so a stuck query frees its connection.
 	StatementTimeout time.Duration
+	// Tracer, when set, traces every query (e.g. otelpgx).
+	Tracer pgx.QueryTracer
 }
 
 // Open connects to Postgres at dsn and checks the connection.
@@ -47,6 +49,9 @@ func OpenWith(ctx context.Context, dsn string, opts PoolOptions) (*Store, error)
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = int32(min(opts.MaxConns, math.MaxInt32))
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	if opts.StatementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)

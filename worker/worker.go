@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -52,6 +53,14 @@ type Worker struct {
 
 	mu         sync.Mutex
 	healthAddr string
+	metrics    http.Handler
+}
+
+// ServeMetrics serves h on /metrics of the probe server; call it before Run.
+func (w *Worker) ServeMetrics(h http.Handler) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.metrics = h
 }
 
 // handlerDrainTimeout bounds how long Run waits, after cancelling them,
@@ -67,7 +76,7 @@ func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, h
 	w := &Worker{id: heartbeat.NewWorkerID(), redis: redisOpt, cfg: cfg, health: health, log: log}
 	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
-	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker")))
+	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker"), p.TaskTrace))
 	for _, st := range pipeline.TaskStages {
 		work, ok := handlers[st]
 		if !ok {
@@ -166,7 +175,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	if w.cfg.HealthAddr != "" {
-		hs, err := health.Start(w.cfg.HealthAddr, w.cfg.HealthAddr == config.DefaultHealthAddr, w.health, w.log)
+		w.mu.Lock()
+		mh := w.metrics
+		w.mu.Unlock()
+		hs, err := health.StartWithMetrics(w.cfg.HealthAddr, w.cfg.HealthAddr == config.DefaultHealthAddr, w.health, mh, w.log)
 		if err != nil {
 			w.srv.Shutdown()
 			return err
@@ -215,16 +227,32 @@ func (w *Worker) drain() {
 	}
 }
 
-// tracing starts a span per task, continuing the trace carried in the
-// task's headers.
-func tracing(tr trace.Tracer) asynq.MiddlewareFunc {
+// tracing starts a consumer span per task, a child of the span that
+// enqueued it (carried in the task's headers, or the review's stored trace
+// context for a task without them) and linked to it.
+func tracing(tr trace.Tracer, parent func(context.Context, *asynq.Task) (context.Context, trace.SpanContext)) asynq.MiddlewareFunc {
 	return func(next asynq.Handler) asynq.Handler {
 		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
-			ctx = pipeline.ExtractTrace(ctx, t)
-			ctx, span := tr.Start(ctx, t.Type(), trace.WithSpanKind(trace.SpanKindConsumer))
+			pctx, producer := parent(ctx, t)
+			opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(
+				attribute.String("messaging.system", "asynq"),
+				attribute.String("messaging.operation.type", "process"),
+			)}
+			if producer.IsValid() {
+				opts = append(opts, trace.WithLinks(trace.Link{SpanContext: producer}))
+			}
+			ctx, span := tr.Start(pctx, t.Type(), opts...)
 			defer span.End()
+			if id, ok := asynq.GetTaskID(ctx); ok {
+				span.SetAttributes(attribute.String("messaging.message.id", id))
+			}
+			if n, ok := asynq.GetRetryCount(ctx); ok {
+				span.SetAttributes(attribute.Int("messaging.asynq.retry_count", n))
+			}
 			if p, err := pipeline.DecodePayload(t); err == nil {
-				span.SetAttributes(attribute.String("review.id", p.ReviewID), attribute.String("review.item", p.Item))
+				span.SetAttributes(attribute.String("review.id", p.ReviewID), attribute.String("review.item", p.Item),
+					attribute.String("reviewfleet.stage", string(p.Stage)),
+					attribute.String("messaging.destination.name", pipeline.QueueFor(p.Stage, p.Bulk)))
 			}
 			err := next.ProcessTask(ctx, t)
 			if err != nil {

@@ -65,12 +65,12 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if addr := a.Cfg.Scheduler.HealthAddr; addr != "" {
-		hs, err := health.Start(addr, false, a.Ready, a.Log)
+		hs, err := health.StartWithMetrics(addr, false, a.Ready, a.MetricsHandler(true), a.Log)
 		if err != nil {
 			return err
 		}
 		defer hs.Stop()
-		fmt.Fprintf(stderr, "scheduler: probes on %s (/livez, /readyz)\n", hs.Addr())
+		fmt.Fprintf(stderr, "scheduler: probes on %s (/livez, /readyz, /metrics)\n", hs.Addr())
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {

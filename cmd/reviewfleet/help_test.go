@@ -14,7 +14,8 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 	cmds := [][]string{
 		{}, {"review"}, {"status"}, {"report"}, {"bulk"}, {"batch"}, {"batch", "list"}, {"batch", "status"},
 		{"worker"}, {"scheduler"}, {"migrate"}, {"prompts"}, {"prompts", "stats"}, {"config"}, {"config", "keys"},
-		{"local"}, {"local", "stop"}, {"local", "psql"},
+		{"local"}, {"local", "stop"}, {"local", "psql"}, {"eval"}, {"eval", "import"},
+		{"prune"},
 	}
 	for _, c := range cmds {
 		for _, h := range []string{"-h", "--help"} {

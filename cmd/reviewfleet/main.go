@@ -52,6 +52,8 @@ Usage:
   reviewfleet review   --repo DIR --base REF --head REF [--format markdown|json|sarif] [--no-wait]
   reviewfleet review   --diff FILE [--repo DIR] [--format …]
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
+  reviewfleet review   --replay ID|FILE       re-run a recorded review offline (no model is called)
+  reviewfleet recording export ID > FILE     write a review's recording for --replay
   reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
   reviewfleet report   ID [--format markdown|json|sarif]
   reviewfleet bulk     --manifest FILE | --github-org ORG [--repo-filter GLOB] [--max-running N] [--no-wait]
@@ -59,6 +61,10 @@ Usage:
   reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
   reviewfleet scheduler [--once]              run the reconciler, admission and scheduled bulk reviews
   reviewfleet migrate  [--down] [--status]    apply the database migrations
+  reviewfleet eval     --dataset DIR [--judge-model M] [--compare RUN_ID] [--toggles LIST] [--format markdown|json]
+  reviewfleet eval import --golden FILE.json --out DIR   dataset from benchmark golden comments (GitHub)
+  reviewfleet prune    --older-than 90d [--keep-verdicts] [--batch-size N] [--dry-run]
+                                              delete old prompts, replies and reviews (running ones never)
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
@@ -81,7 +87,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
+		"recording": cmdRecording,
+		"prune":     cmdPrune,
 	}
+	cmds["eval"] = cmdEval
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprint(stderr, usage)

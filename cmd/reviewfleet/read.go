@@ -146,9 +146,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if _, err := a.Store.GetReport(ctx, id); errors.Is(err, store.ErrNotFound) {
-		if r.Status != store.StatusFailed {
+		if r.Status != store.StatusFailed && r.Status != store.StatusDone {
 			return fmt.Errorf("review %s is still %s (stage %s): its report is not written yet", id, r.Status, r.Stage)
 		}
+		// Failed reviews, and finished ones whose report `prune
+		// --keep-verdicts` removed, are rendered from the findings.
 		a.StoreFailureReport(ctx, id)
 	}
 	return printReport(ctx, a.Store, id, *format, stdout)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -62,6 +63,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	since := fs.String("since", "", "review incrementally against an earlier finished review: files unchanged since it keep its findings")
+	replayFrom := fs.String("replay", "", "re-run a recorded review offline, no model called: `ID|FILE`, a review ID in the database or a recording file (see 'recording export'); --repo DIR names the recorded head tree's checkout here")
 	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -78,16 +80,31 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose, Since: *since}
-	if !*useDemo {
+	if *replayFrom != "" && (*useDemo || *base != "" || *head != "" || *diffFile != "") {
+		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --base, --head or --diff (--repo DIR names where the recorded head tree is on this host)")}
+	}
+	if !*useDemo && *replayFrom == "" {
 		// Arguments first: a missing --base must not hide behind notices
 		// about the LLM endpoint or the database.
 		if err := submit.CheckRequest(req); err != nil {
 			return exitError{code: exitUsage, err: err}
 		}
 	}
+	var rp *replayRun
+	if *replayFrom != "" {
+		if rp, err = startReplay(*replayFrom); err != nil {
+			return err
+		}
+		defer rp.Close()
+		if *repo != "" {
+			if rp.snapshot, err = filepath.Abs(*repo); err != nil {
+				return exitError{code: exitUsage, err: fmt.Errorf("--repo: %w", err)}
+			}
+		}
+		edit = rp.edit
+		fmt.Fprintln(stderr, "REPLAY: the LLM replies are played back from the recording of", *replayFrom, "— no model is called; the review runs in this command.")
+	}
 	if *useDemo {
-		srv := demo.NewServer()
-		defer srv.Close()
 		dir, err := os.MkdirTemp("", "reviewfleet-demo-*")
 		if err != nil {
 			return err
@@ -97,14 +114,10 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		if err != nil {
 			return fmt.Errorf("write the demo repository: %w", err)
 		}
-		req = submit.Request{Repo: sample.Dir, Base: sample.Base, Head: sample.Head}
-		edit = func(c *config.Config) {
-			c.LLM.BaseURL, c.LLM.APIKey, c.LLM.Model, c.LLM.Recorded = srv.URL, "recorded", demo.Model, true
-			c.LLM.IntentModel, c.LLM.VerifyModel, c.LLM.ExpertModel, c.LLM.EvalModel = "", "", "", ""
-			// The recorded server lives in this process: so must the queue
-			// and the worker, whatever REDIS_URL says.
-			c.RedisURL = ""
+		if rp, edit, err = demoRun(sample); err != nil {
+			return err
 		}
+		defer rp.Close()
 		fmt.Fprintln(stderr, "DEMO: reviewing a bundled sample repository; the LLM replies are a RECORDED exchange played back offline — no model is called.")
 	}
 
@@ -118,7 +131,12 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
 	}
 
-	id, err := a.Submit(ctx, req)
+	var id string
+	if rp != nil {
+		id, err = rp.submit(ctx, a)
+	} else {
+		id, err = a.Submit(ctx, req)
+	}
 	if err != nil {
 		return err
 	}
@@ -131,6 +149,17 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	// a reconciler scoped to this review until it ends.
 	waitCtx, stopWaiting := context.WithCancelCause(ctx)
 	defer stopWaiting(nil)
+	if rp != nil {
+		// A request the recording has no reply for ends the review with
+		// that error rather than leaving the item to fail and retry.
+		go func() {
+			select {
+			case miss := <-rp.misses():
+				stopWaiting(miss)
+			case <-waitCtx.Done():
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	fleetCtx, cancelFleet := context.WithCancel(context.WithoutCancel(ctx))
 	var once sync.Once

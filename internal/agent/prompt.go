@@ -27,7 +27,9 @@ func protocolRules(cfg Config) string {
 // from the change, is fenced.
 func taskMessage(t Task, fence untrusted.Fence) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Finding %d (%s): %s\n", t.FindingID, t.RiskType, t.Description)
+	// No database id: it differs between runs of the same review, and a
+	// replayed review must send the same prompt as the recorded one.
+	fmt.Fprintf(&b, "Finding (%s): %s\n", t.RiskType, t.Description)
 	fmt.Fprintf(&b, "Location: %s lines %d-%d\n", t.File, t.LineStart, t.LineEnd)
 	fmt.Fprintf(&b, "Confidence so far: %.2f\n", t.Confidence)
 	if c := strings.TrimSpace(t.Context); c != "" {

@@ -5,6 +5,10 @@ import (
 	"errors"
 
 	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
@@ -48,12 +52,24 @@ func newToolbox(cfg Config, sb *sandbox, tr *tracker, fence untrusted.Fence) *to
 // tool message; the returned error is only ever the run's context error.
 // When submitOnly is set (the forced summarize rounds), every tool but
 // submit_verdict is refused.
+//
+// Each call is a span "execute_tool NAME" (GenAI semantic conventions);
+// a refused call carries error.type "tool_error" and the message the model
+// was sent, never the underlying error.
 func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly bool) (callOutcome, error) {
 	name, raw := call.Function.Name, call.Function.Arguments
+	ctx, span := otel.Tracer("reviewfleet/agent").Start(ctx, "execute_tool "+name, trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", name),
+		attribute.String("gen_ai.tool.call.id", call.ID),
+		attribute.String("gen_ai.tool.type", "function"),
+	))
+	defer span.End()
 	out := callOutcome{signature: name + " " + canonicalArgs(raw)}
 	res, err := tb.dispatch(ctx, name, raw, submitOnly, &out)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
+			span.SetStatus(codes.Error, cerr.Error())
 			return out, cerr
 		}
 		var te *toolError
@@ -63,8 +79,11 @@ func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly
 			te = &toolError{msg: name + " failed"}
 		}
 		out.text = "error: " + te.msg
+		span.SetAttributes(attribute.String("error.type", "tool_error"))
+		span.SetStatus(codes.Error, te.msg)
 		return out, nil
 	}
+	span.SetAttributes(attribute.Int("reviewfleet.tool.result_bytes", len(res.text)))
 	out.text = truncateResult(res.text, tb.cfg.MaxResultBytes)
 	if res.fact {
 		tb.facts.add(name, out.text)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/stages/manager"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -26,6 +27,9 @@ func (r recorder) StartLLMCall(ctx context.Context, c llm.CallRecord) (int64, er
 func (r recorder) RecordLLMCall(ctx context.Context, c llm.CallRecord) error {
 	sc := storeCall(c)
 	sc.Cost = CallCost(r.prices, c.Model, c.TokensIn, c.TokensOut)
+	if sc.Cost > 0 {
+		metrics.LLMCost.WithLabelValues(c.Stage, c.Model).Add(sc.Cost)
+	}
 	return r.st.RecordLLMCall(ctx, sc)
 }
 

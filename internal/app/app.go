@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/exaring/otelpgx"
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 
@@ -27,6 +29,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
+	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 	"github.com/reviewfleet/reviewfleet/scheduler"
 	"github.com/reviewfleet/reviewfleet/stages/eval"
 	"github.com/reviewfleet/reviewfleet/stages/expert"
@@ -155,7 +158,8 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		}
 		dsn = pg.DSN()
 	}
-	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout}
+	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout,
+		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.ChildOnly()), otelpgx.WithTrimSQLInSpanName(), otelpgx.WithDisableAcquireTracer())}
 	if a.skipSchemaCheck {
 		pool.StatementTimeout = 0 // the migrate command: a migration may take long
 	}
@@ -196,6 +200,10 @@ func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
 	}
 	a.rdb = a.RedisOpt.MakeRedisClient().(redis.UniversalClient)
 	a.closers = append(a.closers, func() { _ = a.rdb.Close() })
+	// Enqueues, the fleet limiter and the wake-ups, inside a review's trace.
+	if err := redisotel.InstrumentTracing(a.rdb, redisotel.WithTracerProvider(telemetry.ChildOnly())); err != nil {
+		return fmt.Errorf("instrument redis: %w", err)
+	}
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("connect to redis: %w", err)
 	}
@@ -259,7 +267,12 @@ func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
 	if a.LLM == nil {
 		return nil, errors.New("worker needs an LLM endpoint")
 	}
-	return worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+	w, err := worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+	if err != nil {
+		return nil, err
+	}
+	w.ServeMetrics(a.MetricsHandler(false))
+	return w, nil
 }
 
 // Ready checks that Postgres and Redis answer (the /readyz probe).

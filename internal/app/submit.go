@@ -9,8 +9,13 @@ import (
 	"io"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -19,7 +24,13 @@ import (
 // the fleet has room for (enqueueing the first stage of each admitted
 // review). It returns the review ID. A change with no reviewable file
 // moves straight on to its report once admitted.
-func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
+//
+// Submit starts the review's trace: its root span covers the preparation
+// (clone, diff, snapshot) and the first enqueue, and every task of the
+// review, in any process, joins it.
+func (a *App) Submit(ctx context.Context, req submit.Request) (id string, err error) {
+	ctx, span := otel.Tracer(tracerName).Start(ctx, "review submit", trace.WithSpanKind(trace.SpanKindProducer))
+	defer func() { EndSubmitSpan(span, id, err) }()
 	nr, err := a.Prepare(ctx, req)
 	if err != nil {
 		return "", err
@@ -56,8 +67,10 @@ func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview,
 	return nr, nil
 }
 
-// Create stores a prepared review and admits queued reviews.
+// Create stores a prepared review, with ctx's trace context (see
+// pipeline.WithTraceContext), and admits queued reviews.
 func (a *App) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	nr.Config = pipeline.WithTraceContext(ctx, nr.Config)
 	id, err := a.Store.CreateReview(ctx, nr)
 	if err != nil {
 		return "", err
@@ -113,4 +126,31 @@ func (a *App) promptsDigest() string {
 		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// tracerName names the spans of submissions.
+const tracerName = "reviewfleet/submit"
+
+// StartSubmitSpan opens the root span of one review of a batch: a trace of
+// its own, linked to the span of the batch's submission (if any).
+func StartSubmitSpan(ctx context.Context, batchID string) (context.Context, trace.Span) {
+	opts := []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("reviewfleet.batch_id", batchID))}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+	}
+	return otel.Tracer(tracerName).Start(ctx, "review submit", opts...)
+}
+
+// EndSubmitSpan ends a submission's span with the review it created, or
+// the error that kept it from being created.
+func EndSubmitSpan(span trace.Span, id string, err error) {
+	if id != "" {
+		span.SetAttributes(attribute.String("reviewfleet.review_id", id))
+	}
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }

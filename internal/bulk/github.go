@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +22,8 @@ type GitHubOptions struct {
 	// RepoFilter keeps repositories whose owner/name matches this glob
 	// (doublestar syntax, e.g. "acme/api-*"); empty keeps all.
 	RepoFilter string
-	// HTTPClient is the client to use (default http.DefaultClient).
+	// HTTPClient is the client to use (default: one tracing each request
+	// with otelhttp inside the caller's trace).
 	HTTPClient *http.Client
 }
 
@@ -36,20 +36,9 @@ func ListOrgPullRequests(ctx context.Context, org string, o GitHubOptions) ([]En
 	if o.RepoFilter != "" && !doublestar.ValidatePattern(o.RepoFilter) {
 		return nil, fmt.Errorf("--repo-filter %q is not a valid glob", o.RepoFilter)
 	}
-	client := github.NewClient(o.HTTPClient)
-	if o.Token != "" {
-		client = client.WithAuthToken(o.Token)
-	}
-	if o.APIURL != "" {
-		base := o.APIURL
-		if !strings.HasSuffix(base, "/") {
-			base += "/"
-		}
-		u, err := url.Parse(base)
-		if err != nil {
-			return nil, fmt.Errorf("github api url %q: %w", o.APIURL, err)
-		}
-		client.BaseURL = u
+	client, err := NewGitHubClient(o)
+	if err != nil {
+		return nil, err
 	}
 	repos, err := orgRepos(ctx, client, org)
 	if err != nil {

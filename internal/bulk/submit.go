@@ -176,8 +176,17 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 // submitEntry submits one entry and records it. It reports whether it
 // created a new review. An error is returned only for what stops the
 // batch (the database); an entry's own problem is recorded in its row.
-func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (store.BatchEntry, bool, error) {
-	be := store.BatchEntry{
+func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (be store.BatchEntry, created bool, err error) {
+	// Each review of the batch is a trace of its own.
+	ctx, span := app.StartSubmitSpan(ctx, batchID)
+	defer func() {
+		id := ""
+		if created {
+			id = be.ReviewID
+		}
+		app.EndSubmitSpan(span, id, err)
+	}()
+	be = store.BatchEntry{
 		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
 	}
 	if b, err := s.App.Store.GetBatch(ctx, batchID); err != nil {

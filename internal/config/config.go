@@ -42,6 +42,9 @@ type Config struct {
 	Fleet     Fleet     `yaml:"fleet"`
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
+	// Evaluation configures `reviewfleet eval`.
+	Evaluation Evaluation `yaml:"evaluation"`
+	Retention  Retention  `yaml:"retention"`
 
 	// RepoConfig governs the .reviewfleet.yaml files of reviewed repositories.
 	RepoConfig RepoConfig `yaml:"repo_config"`
@@ -54,6 +57,19 @@ type RepoConfig struct {
 	// change can ignore its own files or turn risk types off; set false
 	// where the people who open changes must not shape their review.
 	Enabled bool `yaml:"enabled"`
+}
+
+// Evaluation configures how `reviewfleet eval` matches a review's findings
+// to a dataset's golden issues.
+type Evaluation struct {
+	// JudgeModel is the model asked whether a finding the line window left
+	// unmatched describes a still-unmatched golden issue (default empty: no
+	// judge, the window alone matches; --judge-model).
+	JudgeModel string `yaml:"judge_model"`
+	// Window is how many lines apart a finding and a golden issue in the
+	// same file may be and still match (default 3; 0 = the ranges must
+	// overlap; --window).
+	Window int `yaml:"window"`
 }
 
 // Fleet configures admission control for the whole fleet.
@@ -145,8 +161,8 @@ type LLM struct {
 	// with repairs and retries, the expert rounds carrying most tokens.
 	MaxCallsPerReview  int   `yaml:"max_calls_per_review"`
 	MaxTokensPerReview int64 `yaml:"max_tokens_per_review"`
-	// RecordExchanges stores request and reply bodies in llm_calls, which
-	// enables replaying a review (default true).
+	// RecordExchanges stores request and reply bodies, each message once
+	// in llm_messages, which enables replaying a review (default true).
 	RecordExchanges bool `yaml:"record_exchanges"`
 	// Recorded marks a review whose replies come from a recorded exchange
 	// (the offline demo); not a configuration key.
@@ -346,7 +362,9 @@ type Schedule struct {
 
 // Telemetry configures tracing.
 type Telemetry struct {
-	// Exporter is "none" (default) or "stdout".
+	// Exporter is "none" (default), "console" (alias "stdout": JSON on
+	// stderr) or "otlp" (configured by OTEL_EXPORTER_OTLP_*). The standard
+	// OTEL_TRACES_EXPORTER variable, when set, takes precedence.
 	Exporter    string `yaml:"exporter"`
 	ServiceName string `yaml:"service_name"` // default "reviewfleet"
 }
@@ -395,6 +413,9 @@ func Default() Config {
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/"},
+
+		Evaluation: Evaluation{Window: 3},
+		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},
 
 		RepoConfig: RepoConfig{Enabled: true},
 	}

@@ -24,6 +24,9 @@ func (c Config) Validate() error {
 	unit("harness.expert_min_confidence", c.Harness.ExpertMinConfidence)
 	unit("harness.eval_min_confidence", c.Harness.EvalMinConfidence)
 	unit("harness.confidence_threshold", c.Harness.ConfidenceThreshold)
+	if c.Evaluation.Window < 0 {
+		bad("evaluation.window", "must not be negative, got %d", c.Evaluation.Window)
+	}
 	for k, v := range c.Harness.ConfidenceOverrides {
 		if _, err := review.ParseRiskType(k); err != nil {
 			bad("harness.confidence_overrides", "%v", err)
@@ -96,6 +99,10 @@ func (c Config) Validate() error {
 	nonNegative("fleet.max_running_reviews", c.Fleet.MaxRunningReviews)
 	nonNegative("bulk.max_running_per_batch", c.Bulk.MaxRunningPerBatch)
 	positive("bulk.submit_concurrency", c.Bulk.SubmitConcurrency)
+	positive("retention.batch_size", c.Retention.BatchSize)
+	if _, err := ParseAge(c.Retention.OlderThan); err != nil {
+		bad("retention.older_than", "%v", err)
+	}
 	for _, msg := range validateSchedules(c.Scheduler.Schedules) {
 		bad("scheduler.schedules", "%s", msg)
 	}
@@ -138,9 +145,9 @@ func (c Config) Validate() error {
 		bad("worker.shutdown_timeout", "must not be negative, got %s", c.Worker.ShutdownTimeout)
 	}
 	switch c.Telemetry.Exporter {
-	case "none", "stdout", "":
+	case "none", "stdout", "console", "otlp", "":
 	default:
-		bad("telemetry.exporter", "must be none or stdout, got %q", c.Telemetry.Exporter)
+		bad("telemetry.exporter", "must be none, console (alias stdout) or otlp, got %q", c.Telemetry.Exporter)
 	}
 	if len(errs) > 0 {
 		return errors.New("invalid configuration:\n  " + strings.Join(errs, "\n  "))

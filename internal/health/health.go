@@ -2,6 +2,7 @@
 // answers as long as the process serves HTTP (a database or Redis blip must
 // not get every worker restarted), /readyz also checks the dependencies.
 // /healthz is kept as an alias of /livez for older probe configurations.
+// The same server serves the Prometheus metrics on /metrics.
 package health
 
 import (
@@ -26,6 +27,13 @@ type Server struct {
 // fallback is true (the default address, e.g. a second worker on the same
 // host), it listens on a free port instead and logs which.
 func Start(addr string, fallback bool, ready func(context.Context) error, log *slog.Logger) (*Server, error) {
+	return StartWithMetrics(addr, fallback, ready, nil, log)
+}
+
+// StartWithMetrics is Start that also serves metrics on /metrics (none
+// when nil). Like /livez, /metrics answers while Postgres or Redis is down
+// (their own gauges then report the error).
+func StartWithMetrics(addr string, fallback bool, ready func(context.Context) error, metrics http.Handler, log *slog.Logger) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil && fallback && errors.Is(err, syscall.EADDRINUSE) {
 		host, _, _ := net.SplitHostPort(addr)
@@ -41,6 +49,9 @@ func Start(addr string, fallback bool, ready func(context.Context) error, log *s
 	mux := http.NewServeMux()
 	mux.HandleFunc("/livez", live)
 	mux.HandleFunc("/healthz", live)
+	if metrics != nil {
+		mux.Handle("/metrics", metrics)
+	}
 	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()

@@ -71,3 +71,33 @@ func TestTakenAddress(t *testing.T) {
 		t.Error("a taken configured address was accepted")
 	}
 }
+
+// /metrics answers next to the probes, also while the dependencies are
+// down, and only when a handler was given.
+func TestMetricsWhileNotReady(t *testing.T) {
+	down := func(context.Context) error { return errors.New("redis: down") }
+	metrics := http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(rw, "up 1\n") })
+	s, err := health.StartWithMetrics("127.0.0.1:0", false, down, metrics, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	base := "http://" + s.Addr()
+	if c := get(t, base+"/metrics"); c != http.StatusOK {
+		t.Errorf("/metrics = %d, want 200", c)
+	}
+	if c := get(t, base+"/livez"); c != http.StatusOK {
+		t.Errorf("/livez = %d, want 200", c)
+	}
+	if c := get(t, base+"/readyz"); c != http.StatusServiceUnavailable {
+		t.Errorf("/readyz = %d, want 503", c)
+	}
+	plain, err := health.Start("127.0.0.1:0", false, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Stop()
+	if c := get(t, "http://"+plain.Addr()+"/metrics"); c != http.StatusNotFound {
+		t.Errorf("/metrics without a handler = %d, want 404", c)
+	}
+}

@@ -57,7 +57,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	}
 
 	c.start(ctx, &rec)
-	ex := &exchange{}
+	ex := &exchange{stage: r.meta.Stage, item: r.meta.ItemKey}
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, exchangeKey{}, ex), c.cfg.Timeout)
 	start := time.Now()
 	req := r.req
@@ -180,6 +180,7 @@ func (c *Client) start(ctx context.Context, rec *CallRecord) {
 // record stores rec with its outcome. Recording never fails the call: a
 // recorder error is logged.
 func (c *Client) record(ctx context.Context, rec CallRecord, status string, err error) {
+	observe(rec, status)
 	if c.recorder == nil {
 		return
 	}

@@ -31,6 +31,7 @@ type callStats struct {
 	attempts            int
 	tokensIn, tokensOut int
 	latency             time.Duration
+	status              int // HTTP status of the last attempt's error answer, or 0
 }
 
 // request is one prepared call: the request and what every attempt shares.
@@ -49,9 +50,9 @@ func (c *Client) call(ctx context.Context, meta Meta, req openai.ChatCompletionR
 	if err != nil {
 		return openai.ChatCompletionResponse{}, stats, err
 	}
-	ctx, span := c.startSpan(ctx, r.meta)
+	ctx, span := c.startSpan(ctx, r)
 	resp, err := c.attempts(ctx, r, &stats)
-	c.endSpan(span, stats, err)
+	c.endSpan(span, resp, stats, err)
 	return resp, stats, err
 }
 
@@ -94,6 +95,7 @@ func (c *Client) attempts(ctx context.Context, r *request, stats *callStats) (op
 		stats.tokensIn += res.tokensIn
 		stats.tokensOut += res.tokensOut
 		stats.latency += res.latency
+		stats.status = res.status
 		if res.err == nil {
 			return res.resp, nil
 		}

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 func chatReq(user string) openai.ChatCompletionRequest {
@@ -333,13 +335,50 @@ func TestChatTracing(t *testing.T) {
 		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	want := map[string]string{
-		"reviewfleet.stage": "intent", "gen_ai.request.model": "test-model",
+		"reviewfleet.stage": "intent", "gen_ai.request.model": "test-model", "gen_ai.operation.name": "chat",
 		"gen_ai.usage.input_tokens": "7", "gen_ai.usage.output_tokens": "3", "reviewfleet.llm.attempts": "1",
+		"gen_ai.response.finish_reasons": `["stop"]`,
 	}
 	for k, v := range want {
 		if attrs[k] != v {
 			t.Errorf("span attribute %s = %q, want %q", k, attrs[k], v)
 		}
+	}
+	if attrs["gen_ai.response.model"] == "" {
+		t.Error("span has no gen_ai.response.model")
+	}
+	if name := spans[0].Name(); name != "chat test-model" {
+		t.Errorf("span name = %q, want %q", name, "chat test-model")
+	}
+	if _, ok := attrs["error.type"]; ok {
+		t.Errorf("a successful call has error.type %q", attrs["error.type"])
+	}
+}
+
+func TestChatTracingError(t *testing.T) {
+	t.Parallel()
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	h := newHarness(t, llmfake.Static(llmfake.Fail(400, "bad request")), Config{MaxAttempts: 1}, WithTracer(tp.Tracer("test")))
+	if _, err := h.client.Chat(context.Background(), testMeta, chatReq("hi")); err == nil {
+		t.Fatal("want an error")
+	}
+	spans := sr.Ended()
+	if len(spans) != 1 {
+		t.Fatalf("spans = %d, want 1", len(spans))
+	}
+	var errType string
+	for _, kv := range spans[0].Attributes() {
+		if kv.Key == "error.type" {
+			errType = kv.Value.AsString()
+		}
+	}
+	if errType != "400" {
+		t.Errorf("error.type = %q, want 400", errType)
+	}
+	if spans[0].Status().Code != codes.Error {
+		t.Errorf("status = %v, want Error", spans[0].Status())
 	}
 }
 
@@ -393,3 +432,23 @@ func TestPromptHash(t *testing.T) {
 type rawSchema string
 
 func (r rawSchema) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// Two requests that differ only in their random fence ids hash equally;
+// a different fenced text does not.
+func TestPromptHashIgnoresFenceIDs(t *testing.T) {
+	t.Parallel()
+	req := func(f untrusted.Fence, text string) openai.ChatCompletionRequest {
+		r := chatReq(untrusted.Instructions(f) + "\n" + f.Wrap("diff", text))
+		r.Model = "m"
+		return r
+	}
+	a, _ := PromptHash(req(untrusted.New(), "x := 1"))
+	b, _ := PromptHash(req(untrusted.New(), "x := 1"))
+	c, _ := PromptHash(req(untrusted.New(), "x := 2"))
+	if a != b {
+		t.Errorf("hash depends on the fence id: %s vs %s", a, b)
+	}
+	if a == c {
+		t.Errorf("different fenced text hashes equally")
+	}
+}

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
 // Client calls an OpenAI-compatible chat completion endpoint. It is safe for
@@ -92,7 +95,9 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 // whole request is bounded per attempt through its context.
 func newHTTPClient(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{Transport: &http.Transport{
+	// otelhttp adds a client span per HTTP attempt (inside the model
+	// call's span) and sends the trace context to the endpoint.
+	return &http.Client{Transport: otelhttp.NewTransport(&http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   10 * time.Second,
@@ -102,18 +107,28 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   32,
 		ForceAttemptHTTP2:     true,
-	}}
+	}, otelhttp.WithTracerProvider(telemetry.ChildOnly()))}
 }
 
 // exchange is what the HTTP layer saw during one attempt. go-openai keeps
 // response headers only on success, so captureDoer stores them here.
 type exchange struct {
+	stage  string // the calling stage and item, sent as headers
+	item   string
 	sent   bool
 	status int
 	header http.Header
 }
 
 type exchangeKey struct{}
+
+// Every request names the stage and the item it was made for in these
+// headers, so a server replaying recorded replies can say which request it
+// has no reply for.
+const (
+	HeaderStage = "X-Reviewfleet-Stage"
+	HeaderItem  = "X-Reviewfleet-Item"
+)
 
 // captureDoer records the status and headers of every response into the
 // exchange carried by the request context.
@@ -124,6 +139,13 @@ func (d captureDoer) Do(req *http.Request) (*http.Response, error) {
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
 	if ex != nil {
 		ex.sent = true
+		if ex.stage != "" {
+			req.Header.Set(HeaderStage, ex.stage)
+		}
+		if ex.item != "" {
+			// Escaped: an item key holds a path, which may hold anything.
+			req.Header.Set(HeaderItem, url.PathEscape(ex.item))
+		}
 	}
 	resp, err := d.inner.Do(req)
 	if ex != nil && resp != nil {

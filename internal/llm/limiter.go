@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 )
 
 // Limiter paces LLM calls. Wait blocks until a call estimated at tokens may
@@ -103,6 +105,7 @@ func cancelAt(r *rate.Reservation, now time.Time) {
 // Wait reserves one request and tokens and sleeps until both are covered
 // and any penalty has passed. On cancellation the reservation is returned.
 func (l *localLimiter) Wait(ctx context.Context, tokens int) error {
+	defer metrics.Since(metrics.LimiterWait.WithLabelValues("local"), time.Now())
 	if l.tpm > 0 && tokens > l.tpm {
 		return fmt.Errorf("worker rate limiter: request of about %d tokens, quota %d per minute (llm.tokens_per_minute): %w",
 			tokens, l.tpm, ErrOverQuota)

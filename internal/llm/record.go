@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -72,7 +73,11 @@ type CallRecord struct {
 
 // PromptHash returns the hex SHA-256 of req's canonical form: model,
 // messages, tools, tool choice and response format (including the schema),
-// with object keys sorted and insignificant whitespace removed.
+// with object keys sorted and insignificant whitespace removed, and the
+// random id of every untrusted-text fence replaced by a fixed placeholder.
+// The fence id is drawn afresh for each request, so without that the same
+// prompt would never hash the same twice; a replayed review finds its
+// recorded replies by this hash.
 func PromptHash(req openai.ChatCompletionRequest) (string, error) {
 	canon := struct {
 		Model          string                               `json:"model"`
@@ -89,8 +94,19 @@ func PromptHash(req openai.ChatCompletionRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("canonicalise request for hashing: %w", err)
 	}
-	sum := sha256.Sum256(norm)
+	sum := sha256.Sum256(NormaliseFences(norm))
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// fenceID matches the tag of an untrusted-text fence (internal/untrusted):
+// "UNTRUSTED-" and its 96-bit random id in hex.
+var fenceID = regexp.MustCompile(`UNTRUSTED-[0-9a-f]{24}`)
+
+// NormaliseFences replaces the random id of every fence tag in b with
+// "UNTRUSTED-FENCE", so that two requests differing only in their fence
+// ids compare equal.
+func NormaliseFences(b []byte) []byte {
+	return fenceID.ReplaceAll(b, []byte("UNTRUSTED-FENCE"))
 }
 
 // canonicalJSON re-encodes raw with sorted keys and no extra whitespace,

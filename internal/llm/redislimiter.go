@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 )
 
 // reserveScript reserves one request and cost tokens on two GCRA quotas in
@@ -179,6 +181,7 @@ func interval(perMinute int) string {
 // Wait reserves one request of tokens on the shared quota and sleeps until
 // its slot. On cancellation the reservation is given back.
 func (l *redisLimiter) Wait(ctx context.Context, tokens int) error {
+	defer metrics.Since(metrics.LimiterWait.WithLabelValues("fleet"), time.Now())
 	cost := max(tokens, 0)
 	if l.tpm > 0 && cost > l.tpm {
 		return fmt.Errorf("fleet rate limiter %q: request of about %d tokens, quota %d per minute (llm.fleet_tokens_per_minute): %w",

@@ -9,6 +9,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -55,6 +56,13 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		stage := string(pl.Stage)
+		if n, ok := asynq.GetRetryCount(ctx); ok && n == 0 {
+			// Enqueue to first start; a retry's wait would count the
+			// earlier attempts too.
+			metrics.Since(metrics.QueueWait.WithLabelValues(stage), pl.Queued())
+		}
+		outcome := func(o string) { metrics.StageItems.WithLabelValues(stage, o).Inc() }
 		it, err := p.Store.GetItem(ctx, pl.ReviewID, pl.Stage, pl.Item)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%v: %w", err, asynq.SkipRetry)
@@ -63,27 +71,34 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 			return err
 		}
 		if it.Status != store.ItemPending {
+			outcome("duplicate")
 			return p.AfterItem(ctx, pl.ReviewID)
 		}
 		if it.Generation != pl.Gen {
+			outcome("stale")
 			return nil // a stale task: the item was handed to a newer one
 		}
 		if r, err := p.Store.GetReview(ctx, pl.ReviewID); err != nil {
 			return err
 		} else if r.Status != store.StatusRunning {
+			outcome("stale")
 			return nil // the review ended (failed or timed out): nothing to do
 		}
 		claim, err := p.Store.ClaimItemQueued(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued())
 		switch {
 		case errors.Is(err, store.ErrStaleTask):
+			outcome("stale")
 			return nil // the item was handed to a newer task
 		case errors.Is(err, store.ErrItemClosed):
+			outcome("duplicate")
 			return p.AfterItem(ctx, pl.ReviewID)
 		case err != nil:
 			return err
 		}
 		ctx = store.WithClaim(ctx, claim)
+		started := time.Now()
 		werr := work(ctx, pl)
+		metrics.Since(metrics.StageDuration.WithLabelValues(stage), started)
 		// The bookkeeping after the work must happen even when the task's
 		// own deadline, or a shutdown, is what ended the work.
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -101,26 +116,31 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 		last := LastAttempt(ctx)
 		switch {
 		case class == ClassNone:
+			outcome("done")
 			return p.AfterItem(bctx, pl.ReviewID)
 		case class == ClassPermanent && errors.Is(werr, llm.ErrBudgetExceeded):
 			// The review's budget is spent: skip the item, the review
 			// completes without it and its report says which setting to raise.
+			outcome("skipped_budget")
 			if err := p.Store.SkipItemBudget(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
 				return err
 			}
 			p.log().Warn("item skipped: LLM budget spent", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
 			return p.AfterItem(bctx, pl.ReviewID)
 		case class == ClassPermanent, class == ClassItem && last:
+			outcome("failed")
 			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
 				return err
 			}
 			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "class", class, "err", werr)
 			return p.AfterItem(bctx, pl.ReviewID)
 		case class == ClassItem:
+			outcome("retry")
 			return werr
 		}
 		// Not the item's fault. On the last attempt asynq would archive the
 		// task: revoke it instead and let the reconciler enqueue it again.
+		outcome("given_back")
 		if err := p.Store.ReturnItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error(), last); err != nil && !errors.Is(err, store.ErrItemClosed) {
 			p.log().Warn("return item", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", err)
 		}

@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -131,6 +134,7 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return err
 		}
 		if won && to == review.StageDone {
+			metrics.ReviewsFinished.WithLabelValues(store.StatusDone).Inc()
 			return p.admitNext(ctx)
 		}
 		if !won {
@@ -168,17 +172,18 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 // IDs, up to EnqueueParallelism at once, and records them as enqueued in
 // one statement.
 func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
-	// Each review's kind picks its queues (interactive or bulk).
-	bulk := map[string]bool{}
+	// Each review's kind picks its queues (interactive or bulk), and its
+	// stored trace context the trace its tasks join.
+	reviews := map[string]store.Review{}
 	for _, it := range items {
-		if _, known := bulk[it.ReviewID]; known {
+		if _, known := reviews[it.ReviewID]; known {
 			continue
 		}
 		r, err := p.Store.GetReview(ctx, it.ReviewID)
 		if err != nil {
 			return fmt.Errorf("enqueue items of %s: %w", it.ReviewID, err)
 		}
-		bulk[it.ReviewID] = r.Kind == store.KindBulk
+		reviews[it.ReviewID] = r
 	}
 	var (
 		mu   sync.Mutex
@@ -188,12 +193,13 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 		wg   sync.WaitGroup
 	)
 	for _, it := range items {
-		it.Bulk = bulk[it.ReviewID]
+		r := reviews[it.ReviewID]
+		it.Bulk = r.Kind == store.KindBulk
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			err := p.enqueueOne(ctx, it)
+			err := p.enqueueOne(ctx, r, it)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -213,18 +219,28 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 	return errors.Join(errs...)
 }
 
-func (p *Pipeline) enqueueOne(ctx context.Context, it store.Item) error {
+func (p *Pipeline) enqueueOne(ctx context.Context, r store.Review, it store.Item) error {
 	opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
 	if p.Timeout > 0 {
 		opts = append(opts, asynq.Timeout(p.Timeout))
 	}
-	task, err := NewTask(ctx, Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk,
-		QueuedAt: time.Now().UnixMicro()}, opts...)
+	pl := Payload{ReviewID: it.ReviewID, Stage: it.Stage, Item: it.Key, Gen: it.Generation, Bulk: it.Bulk,
+		QueuedAt: time.Now().UnixMicro()}
+	ctx, span := startProducer(ctx, r, pl)
+	defer span.End()
+	task, err := NewTask(ctx, pl, opts...)
 	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
 		return err
 	}
 	_, err = p.Queue.EnqueueContext(ctx, task)
-	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) && !errors.Is(err, asynq.ErrDuplicateTask) {
+	if errors.Is(err, asynq.ErrTaskIDConflict) || errors.Is(err, asynq.ErrDuplicateTask) {
+		span.SetAttributes(attribute.Bool("reviewfleet.duplicate", true))
+		return nil
+	}
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
 		return fmt.Errorf("enqueue %s: %w", GenTaskID(it.ReviewID, it.Stage, it.Key, it.Generation), err)
 	}
 	return nil
@@ -248,6 +264,7 @@ func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r store.Review) (b
 		return false, err
 	}
 	if won {
+		metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Inc()
 		p.log().Warn("review failed", "review", r.ID, "reason", reason)
 		if p.OnFailed != nil {
 			p.OnFailed(ctx, r.ID)

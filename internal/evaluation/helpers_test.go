@@ -1,0 +1,5 @@
+package evaluation
+
+import "time"
+
+func durationOf(ns int64) time.Duration { return time.Duration(ns) }

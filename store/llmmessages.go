@@ -1,0 +1,195 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Kinds of llm_messages rows.
+const (
+	partMessage = "message"
+	partParams  = "params"
+	partReply   = "reply"
+)
+
+// part is one content-addressed piece of a recorded exchange.
+type part struct {
+	hash, kind string
+	body       []byte
+}
+
+// newPart canonicalises body (sorted keys, no insignificant whitespace)
+// and hashes it.
+func newPart(kind string, body []byte) (part, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return part{}, fmt.Errorf("decode %s: %w", kind, err)
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return part{}, fmt.Errorf("encode %s: %w", kind, err)
+	}
+	sum := sha256.Sum256(canon)
+	return part{hash: hex.EncodeToString(sum[:]), kind: kind, body: canon}, nil
+}
+
+// splitRequest cuts a chat completion request body into its messages, in
+// order, and the rest of it (model, tools, response format, settings).
+func splitRequest(body json.RawMessage) (messages []part, params part, err error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, part{}, fmt.Errorf("decode request: %w", err)
+	}
+	var raw []json.RawMessage
+	if m, ok := fields["messages"]; ok {
+		if err := json.Unmarshal(m, &raw); err != nil {
+			return nil, part{}, fmt.Errorf("decode request messages: %w", err)
+		}
+		delete(fields, "messages")
+	}
+	for _, m := range raw {
+		p, err := newPart(partMessage, m)
+		if err != nil {
+			return nil, part{}, err
+		}
+		messages = append(messages, p)
+	}
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return nil, part{}, fmt.Errorf("encode request settings: %w", err)
+	}
+	params, err = newPart(partParams, rest)
+	return messages, params, err
+}
+
+// storeParts inserts the parts not stored yet.
+func (s *Store) storeParts(ctx context.Context, parts []part) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	// Once each: a request may repeat a message, and one statement may
+	// not update a row twice.
+	seen := make(map[string]bool, len(parts))
+	var hashes, kinds, bodies []string
+	for _, p := range parts {
+		if seen[p.hash] {
+			continue
+		}
+		seen[p.hash] = true
+		hashes, kinds, bodies = append(hashes, p.hash), append(kinds, p.kind), append(bodies, string(p.body))
+	}
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO llm_messages (hash, kind, body)
+		SELECT h, k, b::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(h, k, b)
+		ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+		WHERE llm_messages.seen_at < now() - interval '1 hour'`, hashes, kinds, bodies)
+	if err != nil {
+		return fmt.Errorf("store %d exchange parts: %w", len(parts), err)
+	}
+	return nil
+}
+
+// DeleteUnreferencedMessages deletes up to limit llm_messages rows that no
+// call refers to any more (after their calls were deleted) and that no
+// call stored within the last grace, and returns how many it deleted.
+// grace must exceed the longest a call takes between storing its parts
+// and its row (seconds); a day is safe.
+func (s *Store) DeleteUnreferencedMessages(ctx context.Context, grace time.Duration, limit int) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `
+		WITH refs AS (
+			SELECT unnest(message_hashes) AS hash FROM llm_calls
+			UNION SELECT params_hash FROM llm_calls WHERE params_hash IS NOT NULL
+			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL
+		), doomed AS (
+			SELECT m.hash FROM llm_messages m
+			WHERE m.seen_at < now() - $1::interval AND NOT EXISTS (SELECT 1 FROM refs WHERE refs.hash = m.hash)
+			LIMIT $2
+		)
+		DELETE FROM llm_messages m USING doomed WHERE m.hash = doomed.hash`,
+		fmt.Sprintf("%d milliseconds", grace.Milliseconds()), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete unreferenced exchange parts: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// storedRequest is how a call refers to its request: message hashes in
+// order and the hash of the rest. Both are nil for no (or an unreadable)
+// request.
+type storedRequest struct {
+	messages []string
+	params   any
+}
+
+// storeRequest stores a request body's parts once each.
+func (s *Store) storeRequest(ctx context.Context, body json.RawMessage) (storedRequest, error) {
+	if len(body) == 0 || !json.Valid(body) {
+		return storedRequest{}, nil
+	}
+	msgs, params, err := splitRequest(body)
+	if err != nil {
+		return storedRequest{}, err
+	}
+	hashes := make([]string, len(msgs))
+	for i, m := range msgs {
+		hashes[i] = m.hash
+	}
+	if err := s.storeParts(ctx, append(msgs, params)); err != nil {
+		return storedRequest{}, err
+	}
+	return storedRequest{messages: hashes, params: params.hash}, nil
+}
+
+// storeReply stores a reply body once and returns its hash (nil for none).
+func (s *Store) storeReply(ctx context.Context, body json.RawMessage) (any, error) {
+	if len(body) == 0 || !json.Valid(body) {
+		return nil, nil
+	}
+	p, err := newPart(partReply, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.storeParts(ctx, []part{p}); err != nil {
+		return nil, err
+	}
+	return p.hash, nil
+}
+
+// ExchangeBytes is the storage taken by the recorded exchanges of a set of
+// reviews (every review when reviewIDs is empty).
+type ExchangeBytes struct {
+	// Parts and PartBytes count the llm_messages rows the calls refer to
+	// and their bodies' size.
+	Parts, PartBytes int64
+	// InlineBytes is the size of request and response bodies stored in
+	// the calls themselves (calls recorded before llm_messages existed).
+	InlineBytes int64
+}
+
+// MeasureExchanges reports how much the recorded exchanges of reviewIDs
+// take, for benchmarks and operators.
+func (s *Store) MeasureExchanges(ctx context.Context, reviewIDs []string) (ExchangeBytes, error) {
+	var b ExchangeBytes
+	err := s.pool.QueryRow(ctx, `
+		WITH calls AS (
+			SELECT * FROM llm_calls WHERE coalesce(cardinality($1::uuid[]), 0) = 0 OR review_id = ANY($1::uuid[])
+		), refs AS (
+			SELECT unnest(message_hashes) AS hash FROM calls
+			UNION SELECT params_hash FROM calls UNION SELECT reply_hash FROM calls
+		)
+		SELECT (SELECT count(*) FROM llm_messages m JOIN refs USING (hash)),
+		       (SELECT coalesce(sum(pg_column_size(m.body)), 0) FROM llm_messages m JOIN refs USING (hash)),
+		       (SELECT coalesce(sum(coalesce(pg_column_size(request), 0) + coalesce(pg_column_size(response), 0)), 0) FROM calls)`,
+		reviewIDs).Scan(&b.Parts, &b.PartBytes, &b.InlineBytes)
+	if err != nil {
+		return b, fmt.Errorf("measure recorded exchanges: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,297 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultPruneBatchSize is how many rows one prune statement touches when
+// PruneOptions.BatchSize is 0.
+const DefaultPruneBatchSize = 1000
+
+// PruneOptions says what Prune removes.
+type PruneOptions struct {
+	// Before: reviews created before it go (with their stored LLM calls),
+	// and so do LLM calls made outside any review before it. Reviews still
+	// queued or running are never pruned.
+	Before time.Time
+	// KeepVerdicts keeps the reviews, findings and verdicts (the history the
+	// views read) and drops only the stored prompts and replies, the expert
+	// transcripts (phases and checks) and the rendered reports, which
+	// `reviewfleet report` renders again from the findings when asked.
+	KeepVerdicts bool
+	// BatchSize bounds the rows each statement deletes; every statement is
+	// its own short transaction (default DefaultPruneBatchSize).
+	BatchSize int
+	// DryRun counts what would go and changes nothing.
+	DryRun bool
+}
+
+// PruneResult counts what Prune removed (or, in a dry run, would remove).
+type PruneResult struct {
+	Reviews           int64 // reviews deleted
+	Findings          int64 // findings deleted (their verdicts and expert runs with them)
+	Batches           int64 // batches left without reviews, deleted
+	LLMCalls          int64 // stored LLM calls (prompts and replies) deleted
+	Messages          int64 // stored messages no call refers to any more, deleted
+	Reports           int64 // rendered reports deleted (KeepVerdicts)
+	ExpertTranscripts int64 // expert runs whose phases and checks were emptied (KeepVerdicts)
+	// MessageStore is true when the schema stores messages apart from the
+	// calls (an llm_messages table).
+	MessageStore bool
+	// MessagesNote says why stored messages were left alone ("" when they
+	// were pruned or there is no llm_messages table).
+	MessagesNote string
+}
+
+// prunable selects the reviews Prune may remove: created before $n and
+// finished. alias qualifies the columns ("" for none).
+func prunable(alias string, n int) string {
+	if alias != "" {
+		alias += "."
+	}
+	return fmt.Sprintf("%[1]screated_at < $%[2]d AND %[1]sstatus IN ('done', 'failed')", alias, n)
+}
+
+// Prune removes old history in bounded batches: first the stored LLM calls
+// of every prunable review (the prompts and replies, the bulk of the data
+// and the most sensitive part), then messages no call refers to, then the
+// reviews themselves — or, with KeepVerdicts, only their reports and expert
+// transcripts. Interrupted, it leaves a consistent database and a later run
+// carries on.
+func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) {
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultPruneBatchSize
+	}
+	if o.Before.IsZero() {
+		return PruneResult{}, fmt.Errorf("prune: no cut-off time")
+	}
+	if o.DryRun {
+		return s.pruneCount(ctx, o)
+	}
+	var res PruneResult
+	err := s.eachPrunableChunk(ctx, o, func(ids []string) error {
+		n, err := s.deleteBatches(ctx, `DELETE FROM llm_calls WHERE id IN (
+			SELECT id FROM llm_calls WHERE review_id = ANY($1) LIMIT $2)`, ids, o.BatchSize)
+		res.LLMCalls += n
+		if err != nil {
+			return fmt.Errorf("delete stored llm calls: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	n, err := s.deleteBatches(ctx, `DELETE FROM llm_calls WHERE id IN (
+		SELECT id FROM llm_calls WHERE review_id IS NULL AND created_at < $1 LIMIT $2)`, o.Before, o.BatchSize)
+	res.LLMCalls += n
+	if err != nil {
+		return res, fmt.Errorf("delete stored llm calls made outside reviews: %w", err)
+	}
+	if res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, false); err != nil {
+		return res, err
+	}
+	if o.KeepVerdicts {
+		err = s.eachPrunableChunk(ctx, o, func(ids []string) error {
+			n, err := s.deleteBatches(ctx, `DELETE FROM reports WHERE review_id IN (
+				SELECT review_id FROM reports WHERE review_id = ANY($1) LIMIT $2)`, ids, o.BatchSize)
+			res.Reports += n
+			if err != nil {
+				return fmt.Errorf("delete reports: %w", err)
+			}
+			n, err = s.deleteBatches(ctx, `UPDATE expert_runs SET phases = '[]', checks = '[]' WHERE id IN (
+				SELECT id FROM expert_runs WHERE review_id = ANY($1)
+				AND (phases <> '[]'::jsonb OR checks <> '[]'::jsonb) LIMIT $2)`, ids, o.BatchSize)
+			res.ExpertTranscripts += n
+			if err != nil {
+				return fmt.Errorf("empty expert transcripts: %w", err)
+			}
+			return nil
+		})
+		return res, err
+	}
+	err = s.eachPrunableChunk(ctx, o, func(ids []string) error {
+		n, err := s.deleteBatches(ctx, `DELETE FROM findings WHERE id IN (
+			SELECT id FROM findings WHERE review_id = ANY($1) LIMIT $2)`, ids, o.BatchSize)
+		res.Findings += n
+		if err != nil {
+			return fmt.Errorf("delete findings: %w", err)
+		}
+		for _, table := range []string{"review_files", "stage_items"} {
+			if _, err := s.deleteBatches(ctx, `DELETE FROM `+table+` WHERE ctid = ANY(ARRAY(
+				SELECT ctid FROM `+table+` WHERE review_id = ANY($1) LIMIT $2))`, ids, o.BatchSize); err != nil {
+				return fmt.Errorf("delete %s: %w", table, err)
+			}
+		}
+		tag, err := s.pool.Exec(ctx, `DELETE FROM reviews WHERE id = ANY($1) AND `+prunable("", 2),
+			ids, o.Before)
+		if err != nil {
+			return fmt.Errorf("delete reviews: %w", err)
+		}
+		res.Reviews += tag.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	res.Batches, err = s.deleteBatches(ctx, `DELETE FROM batches WHERE id IN (
+		SELECT b.id FROM batches b WHERE b.created_at < $1 AND b.status <> 'submitting'
+		AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.batch_id = b.id) LIMIT $2)`, o.Before, o.BatchSize)
+	if err != nil {
+		return res, fmt.Errorf("delete emptied batches: %w", err)
+	}
+	return res, nil
+}
+
+// eachPrunableChunk calls fn with the IDs of prunable reviews, at most
+// o.BatchSize at a time, walking them in creation order.
+func (s *Store) eachPrunableChunk(ctx context.Context, o PruneOptions, fn func(ids []string) error) error {
+	var lastAt time.Time
+	lastID := "00000000-0000-0000-0000-000000000000"
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, err := s.pool.Query(ctx, `
+			SELECT id::text, created_at FROM reviews
+			WHERE `+prunable("", 1)+` AND (created_at, id) > ($2, $3::uuid)
+			ORDER BY created_at, id LIMIT $4`, o.Before, lastAt, lastID, o.BatchSize)
+		if err != nil {
+			return fmt.Errorf("list reviews to prune: %w", err)
+		}
+		var ids []string
+		for rows.Next() {
+			if err := rows.Scan(&lastID, &lastAt); err != nil {
+				rows.Close()
+				return fmt.Errorf("list reviews to prune: %w", err)
+			}
+			ids = append(ids, lastID)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list reviews to prune: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if err := fn(ids); err != nil {
+			return err
+		}
+		if len(ids) < o.BatchSize {
+			return nil
+		}
+	}
+}
+
+// deleteBatches runs a statement (which touches at most a batch of rows)
+// until it touches none and returns the rows touched. Each run is its own
+// transaction.
+func (s *Store) deleteBatches(ctx context.Context, sql string, args ...any) (int64, error) {
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		tag, err := s.pool.Exec(ctx, sql, args...)
+		if err != nil {
+			return total, err
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() == 0 {
+			return total, nil
+		}
+	}
+}
+
+// pruneMessages deletes (or counts) stored LLM messages that no row refers
+// to any more. Messages are stored once and referred to by calls through
+// foreign keys, found in the catalog so that this works whichever tables
+// refer to them; without any, nothing says which are unused and none go.
+func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (bool, int64, string, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('llm_messages') IS NOT NULL`).Scan(&exists); err != nil {
+		return false, 0, "", fmt.Errorf("look for stored llm messages: %w", err)
+	}
+	if !exists {
+		return false, 0, "", nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.conrelid::regclass::text,
+		       array_agg(quote_ident(a.attname) ORDER BY k.ord),
+		       array_agg(quote_ident(af.attname) ORDER BY k.ord)
+		FROM pg_constraint c
+		CROSS JOIN LATERAL unnest(c.conkey, c.confkey) WITH ORDINALITY AS k(attnum, fattnum, ord)
+		JOIN pg_attribute a  ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+		JOIN pg_attribute af ON af.attrelid = c.confrelid AND af.attnum = k.fattnum
+		WHERE c.contype = 'f' AND c.confrelid = to_regclass('llm_messages')
+		GROUP BY c.oid, c.conrelid
+		ORDER BY c.oid`)
+	if err != nil {
+		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+	}
+	var unused []string
+	for rows.Next() {
+		var table string
+		var cols, refCols []string
+		if err := rows.Scan(&table, &cols, &refCols); err != nil {
+			rows.Close()
+			return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+		}
+		var eq []string
+		for i := range cols {
+			eq = append(eq, "x."+cols[i]+" = m."+refCols[i])
+		}
+		unused = append(unused, "NOT EXISTS (SELECT 1 FROM "+table+" x WHERE "+strings.Join(eq, " AND ")+")")
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
+	}
+	if len(unused) == 0 {
+		return true, 0, "no foreign key refers to llm_messages, so unused messages cannot be told apart: none deleted", nil
+	}
+	where := strings.Join(unused, " AND ")
+	if count {
+		var n int64
+		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM llm_messages m WHERE `+where).Scan(&n)
+		if err != nil {
+			return true, 0, "", fmt.Errorf("count unused stored llm messages: %w", err)
+		}
+		return true, n, "", nil
+	}
+	n, err := s.deleteBatches(ctx, `DELETE FROM llm_messages WHERE ctid = ANY(ARRAY(
+		SELECT m.ctid FROM llm_messages m WHERE `+where+` LIMIT $1))`, limit)
+	if err != nil {
+		return true, n, "", fmt.Errorf("delete unused stored llm messages: %w", err)
+	}
+	return true, n, "", nil
+}
+
+// pruneCount is Prune's dry run: it counts what a run would remove now.
+// Messages are counted as they stand: those the run would leave unused on
+// top are not known before the calls are gone.
+func (s *Store) pruneCount(ctx context.Context, o PruneOptions) (PruneResult, error) {
+	var res PruneResult
+	q := `SELECT
+		(SELECT count(*) FROM reviews WHERE ` + prunable("", 1) + `),
+		(SELECT count(*) FROM findings f JOIN reviews r ON r.id = f.review_id WHERE ` + prunable("r", 1) + `),
+		(SELECT count(*) FROM llm_calls c JOIN reviews r ON r.id = c.review_id WHERE ` + prunable("r", 1) + `)
+		  + (SELECT count(*) FROM llm_calls WHERE review_id IS NULL AND created_at < $1),
+		(SELECT count(*) FROM reports p JOIN reviews r ON r.id = p.review_id WHERE ` + prunable("r", 1) + `),
+		(SELECT count(*) FROM expert_runs e JOIN reviews r ON r.id = e.review_id WHERE ` + prunable("r", 1) + `
+		   AND (e.phases <> '[]'::jsonb OR e.checks <> '[]'::jsonb))`
+	var reviews, findings, reports, transcripts int64
+	if err := s.pool.QueryRow(ctx, q, o.Before).Scan(&reviews, &findings, &res.LLMCalls, &reports, &transcripts); err != nil {
+		return res, fmt.Errorf("count what prune would remove: %w", err)
+	}
+	if o.KeepVerdicts {
+		res.Reports, res.ExpertTranscripts = reports, transcripts
+	} else {
+		res.Reviews, res.Findings = reviews, findings
+	}
+	var err error
+	res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, true)
+	return res, err
+}
