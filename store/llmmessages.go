@@ -102,23 +102,43 @@ func (s *Store) storeParts(ctx context.Context, parts []part) error {
 // grace must exceed the longest a call takes between storing its parts
 // and its row (seconds); a day is safe.
 func (s *Store) DeleteUnreferencedMessages(ctx context.Context, grace time.Duration, limit int) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `
-		WITH refs AS (
-			SELECT unnest(message_hashes) AS hash FROM llm_calls
-			UNION SELECT params_hash FROM llm_calls WHERE params_hash IS NOT NULL
-			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL
-		), doomed AS (
+	tag, err := s.pool.Exec(ctx, unreferencedParts+`, doomed AS (
 			SELECT m.hash FROM llm_messages m
 			WHERE m.seen_at < now() - $1::interval AND NOT EXISTS (SELECT 1 FROM refs WHERE refs.hash = m.hash)
 			LIMIT $2
 		)
 		DELETE FROM llm_messages m USING doomed WHERE m.hash = doomed.hash`,
-		fmt.Sprintf("%d milliseconds", grace.Milliseconds()), limit)
+		interval(grace), limit)
 	if err != nil {
 		return 0, fmt.Errorf("delete unreferenced exchange parts: %w", err)
 	}
 	return tag.RowsAffected(), nil
 }
+
+// CountUnreferencedMessages counts the llm_messages rows
+// DeleteUnreferencedMessages would delete now with the same grace.
+func (s *Store) CountUnreferencedMessages(ctx context.Context, grace time.Duration) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, unreferencedParts+`
+		SELECT count(*) FROM llm_messages m
+		WHERE m.seen_at < now() - $1::interval AND NOT EXISTS (SELECT 1 FROM refs WHERE refs.hash = m.hash)`,
+		interval(grace)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count unreferenced exchange parts: %w", err)
+	}
+	return n, nil
+}
+
+// unreferencedParts starts a query with refs, every hash a call refers to.
+const unreferencedParts = `
+		WITH refs AS (
+			SELECT unnest(message_hashes) AS hash FROM llm_calls
+			UNION SELECT params_hash FROM llm_calls WHERE params_hash IS NOT NULL
+			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL
+		)`
+
+// interval renders d as a Postgres interval literal.
+func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
 
 // storedRequest is how a call refers to its request: message hashes in
 // order and the hash of the rest. Both are nil for no (or an unreadable)

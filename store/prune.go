@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -35,15 +34,9 @@ type PruneResult struct {
 	Findings          int64 // findings deleted (their verdicts and expert runs with them)
 	Batches           int64 // batches left without reviews, deleted
 	LLMCalls          int64 // stored LLM calls (prompts and replies) deleted
-	Messages          int64 // stored messages no call refers to any more, deleted
+	Messages          int64 // stored exchange parts (llm_messages) no call refers to any more, deleted
 	Reports           int64 // rendered reports deleted (KeepVerdicts)
 	ExpertTranscripts int64 // expert runs whose phases and checks were emptied (KeepVerdicts)
-	// MessageStore is true when the schema stores messages apart from the
-	// calls (an llm_messages table).
-	MessageStore bool
-	// MessagesNote says why stored messages were left alone ("" when they
-	// were pruned or there is no llm_messages table).
-	MessagesNote string
 }
 
 // prunable selects the reviews Prune may remove: created before $n and
@@ -90,7 +83,7 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 	if err != nil {
 		return res, fmt.Errorf("delete stored llm calls made outside reviews: %w", err)
 	}
-	if res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, false); err != nil {
+	if res.Messages, err = s.pruneMessages(ctx, o.BatchSize, false); err != nil {
 		return res, err
 	}
 	if o.KeepVerdicts {
@@ -205,68 +198,25 @@ func (s *Store) deleteBatches(ctx context.Context, sql string, args ...any) (int
 	}
 }
 
-// pruneMessages deletes (or counts) stored LLM messages that no row refers
-// to any more. Messages are stored once and referred to by calls through
-// foreign keys, found in the catalog so that this works whichever tables
-// refer to them; without any, nothing says which are unused and none go.
-func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (bool, int64, string, error) {
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('llm_messages') IS NOT NULL`).Scan(&exists); err != nil {
-		return false, 0, "", fmt.Errorf("look for stored llm messages: %w", err)
-	}
-	if !exists {
-		return false, 0, "", nil
-	}
-	rows, err := s.pool.Query(ctx, `
-		SELECT c.conrelid::regclass::text,
-		       array_agg(quote_ident(a.attname) ORDER BY k.ord),
-		       array_agg(quote_ident(af.attname) ORDER BY k.ord)
-		FROM pg_constraint c
-		CROSS JOIN LATERAL unnest(c.conkey, c.confkey) WITH ORDINALITY AS k(attnum, fattnum, ord)
-		JOIN pg_attribute a  ON a.attrelid = c.conrelid AND a.attnum = k.attnum
-		JOIN pg_attribute af ON af.attrelid = c.confrelid AND af.attnum = k.fattnum
-		WHERE c.contype = 'f' AND c.confrelid = to_regclass('llm_messages')
-		GROUP BY c.oid, c.conrelid
-		ORDER BY c.oid`)
-	if err != nil {
-		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
-	}
-	var unused []string
-	for rows.Next() {
-		var table string
-		var cols, refCols []string
-		if err := rows.Scan(&table, &cols, &refCols); err != nil {
-			rows.Close()
-			return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
-		}
-		var eq []string
-		for i := range cols {
-			eq = append(eq, "x."+cols[i]+" = m."+refCols[i])
-		}
-		unused = append(unused, "NOT EXISTS (SELECT 1 FROM "+table+" x WHERE "+strings.Join(eq, " AND ")+")")
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return true, 0, "", fmt.Errorf("find references to stored llm messages: %w", err)
-	}
-	if len(unused) == 0 {
-		return true, 0, "no foreign key refers to llm_messages, so unused messages cannot be told apart: none deleted", nil
-	}
-	where := strings.Join(unused, " AND ")
+// messageGrace spares exchange parts stored recently: a call stores its
+// parts before its own row, so a part younger than this may be about to be
+// referred to.
+const messageGrace = time.Hour
+
+// pruneMessages deletes (or counts) the stored exchange parts
+// (llm_messages) no call refers to any more, limit at a time.
+func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64, error) {
 	if count {
-		var n int64
-		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM llm_messages m WHERE `+where).Scan(&n)
-		if err != nil {
-			return true, 0, "", fmt.Errorf("count unused stored llm messages: %w", err)
+		return s.CountUnreferencedMessages(ctx, messageGrace)
+	}
+	var total int64
+	for {
+		n, err := s.DeleteUnreferencedMessages(ctx, messageGrace, limit)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
 		}
-		return true, n, "", nil
 	}
-	n, err := s.deleteBatches(ctx, `DELETE FROM llm_messages WHERE ctid = ANY(ARRAY(
-		SELECT m.ctid FROM llm_messages m WHERE `+where+` LIMIT $1))`, limit)
-	if err != nil {
-		return true, n, "", fmt.Errorf("delete unused stored llm messages: %w", err)
-	}
-	return true, n, "", nil
 }
 
 // pruneCount is Prune's dry run: it counts what a run would remove now.
@@ -292,6 +242,6 @@ func (s *Store) pruneCount(ctx context.Context, o PruneOptions) (PruneResult, er
 		res.Reviews, res.Findings = reviews, findings
 	}
 	var err error
-	res.MessageStore, res.Messages, res.MessagesNote, err = s.pruneMessages(ctx, o.BatchSize, true)
+	res.Messages, err = s.pruneMessages(ctx, o.BatchSize, true)
 	return res, err
 }

@@ -67,18 +67,12 @@ func printPruned(w io.Writer, o store.PruneOptions, r store.PruneResult, took ti
 	fmt.Fprintf(w, "reviews created before %s (finished ones only)%s:\n", o.Before.UTC().Format(time.RFC3339),
 		map[bool]string{true: ", keeping verdicts"}[o.KeepVerdicts])
 	fmt.Fprintf(w, "  %s %d stored llm calls (prompts and replies)", verb, r.LLMCalls)
-	if r.MessageStore {
-		fmt.Fprintf(w, ", %d stored messages no call uses", r.Messages)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, ", %d stored messages no call uses any more\n", r.Messages)
 	if o.KeepVerdicts {
 		fmt.Fprintf(w, "  %s %d reports; %s the transcripts of %d expert runs\n", verb, r.Reports,
 			map[bool]string{true: "would empty", false: "emptied"}[o.DryRun], r.ExpertTranscripts)
 	} else {
 		fmt.Fprintf(w, "  %s %d reviews with %d findings, %d emptied batches\n", verb, r.Reviews, r.Findings, r.Batches)
-	}
-	if r.MessagesNote != "" {
-		fmt.Fprintf(w, "  note: %s\n", r.MessagesNote)
 	}
 	if !o.DryRun {
 		fmt.Fprintf(w, "  in %s\n", took.Round(time.Millisecond))
