@@ -61,6 +61,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	noWait := fs.Bool("no-wait", false, "print the review ID and return (needs a fleet: REDIS_URL and workers)")
 	useDemo := fs.Bool("demo", false, "review a bundled sample repository with a recorded LLM exchange, offline")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	prURL := fs.String("pr", "", "GitHub pull request to review: https://HOST/OWNER/REPO/pull/N (token: GITHUB_TOKEN)")
+	post := fs.Bool("post", false, "with --pr: post the review on the pull request when it ends (updates an earlier one)")
 	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -77,7 +79,10 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose}
-	if !*useDemo {
+	if err := checkPRFlags(*prURL, *post, *noWait, *useDemo, req); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if !*useDemo && *prURL == "" {
 		// Arguments first: a missing --base must not hide behind notices
 		// about the LLM endpoint or the database.
 		if err := submit.CheckRequest(req); err != nil {
@@ -117,7 +122,12 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
 	}
 
-	id, err := a.Submit(ctx, req)
+	var id string
+	if *prURL != "" {
+		id, err = submitPR(ctx, a, *prURL, stderr)
+	} else {
+		id, err = a.Submit(ctx, req)
+	}
 	if err != nil {
 		return err
 	}
@@ -191,6 +201,11 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	if err := printReport(ctx, a.Store, id, *format, stdout); err != nil {
 		return err
+	}
+	if *post {
+		if err := postReview(ctx, a, id, stderr); err != nil {
+			return err
+		}
 	}
 	return outcome(ctx, a.Store, r, gate)
 }
