@@ -51,6 +51,9 @@ const usage = `reviewfleet — a fleet of workers that reviews changes with LLMs
 Usage:
   reviewfleet review   --repo DIR --base REF --head REF [--format markdown|json|sarif] [--no-wait]
   reviewfleet review   --diff FILE [--repo DIR] [--format …]
+  reviewfleet review   --pr https://HOST/OWNER/REPO/pull/N [--post]   review a GitHub pull request (GITHUB_TOKEN)
+  reviewfleet post     REVIEW_ID              post a review on its pull request (one review per head; re-posting updates it)
+  reviewfleet serve                           receive GitHub pull_request webhooks and submit their reviews (webhook:)
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
   reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
   reviewfleet report   ID [--format markdown|json|sarif]
@@ -81,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
+		"post": cmdPost, "serve": cmdServe,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -37,8 +37,22 @@ func Start(addr string, fallback bool, ready func(context.Context) error, log *s
 	if err != nil {
 		return nil, fmt.Errorf("listen for health checks on %s: %w", addr, err)
 	}
-	live := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok\n")) }
 	mux := http.NewServeMux()
+	Handle(mux, ready)
+	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("health server", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Handle adds /livez, /healthz and /readyz to mux, for a process that
+// serves the probes on its own listener; ready checks the dependencies for
+// /readyz (nil: always ready).
+func Handle(mux *http.ServeMux, ready func(context.Context) error) {
+	live := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok\n")) }
 	mux.HandleFunc("/livez", live)
 	mux.HandleFunc("/healthz", live)
 	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, r *http.Request) {
@@ -52,13 +66,6 @@ func Start(addr string, fallback bool, ready func(context.Context) error, log *s
 		}
 		_, _ = rw.Write([]byte("ok\n"))
 	})
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
-	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("health server", "err", err)
-		}
-	}()
-	return s, nil
 }
 
 // Addr is the address the probes are served on.
