@@ -7,13 +7,19 @@
 package githubfake
 
 import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 )
@@ -70,6 +76,8 @@ type Server struct {
 	comments []Comment
 	nextID   int64
 	limitOne bool
+	appKey   *rsa.PublicKey
+	auths    []string
 	limited  int
 	rejected int
 }
@@ -90,6 +98,8 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
+	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -102,6 +112,78 @@ func (s *Server) AddPR(pr PR) {
 	defer s.mu.Unlock()
 	p := pr
 	s.prs[key(pr.Owner, pr.Repo, pr.Number)] = &p
+}
+
+// InstallationToken is the token the fake issues to a GitHub App.
+const InstallationToken = "ghs_fake_installation_token"
+
+// RequireApp makes the fake check GitHub App JWTs against key on the App
+// endpoints, and the installation token on every other request.
+func (s *Server) RequireApp(key *rsa.PublicKey) {
+	s.mu.Lock()
+	s.appKey = key
+	s.mu.Unlock()
+}
+
+// Auths returns the Authorization headers received, in order.
+func (s *Server) Auths() []string { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.auths) }
+
+// authorize records the Authorization header and, with an App key, checks
+// a JWT (app endpoints) or the installation token (the rest).
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, app bool) bool {
+	auth := r.Header.Get("Authorization")
+	s.mu.Lock()
+	s.auths = append(s.auths, auth)
+	key := s.appKey
+	s.mu.Unlock()
+	if key == nil {
+		return true
+	}
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if ok && app {
+		ok = verifyJWT(key, token)
+	} else if ok {
+		ok = token == InstallationToken
+	}
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
+	}
+	return ok
+}
+
+// verifyJWT checks an RS256 token's signature and its time window.
+func verifyJWT(key *rsa.PublicKey, token string) bool {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], sig) != nil {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct{ Iat, Exp, Iss int64 }
+	if err != nil || json.Unmarshal(raw, &claims) != nil {
+		return false
+	}
+	now := time.Now().Unix()
+	return claims.Iss != 0 && claims.Iat <= now && now < claims.Exp && claims.Exp-claims.Iat <= 600
+}
+
+func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
+	if s.authorize(w, r, true) {
+		writeJSON(w, http.StatusOK, map[string]any{"id": 42})
+	}
+}
+
+func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+	if s.authorize(w, r, true) {
+		writeJSON(w, http.StatusCreated, map[string]any{"token": InstallationToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	}
 }
 
 // RateLimitOnce makes the next write request answer 403 with Retry-After.
@@ -165,6 +247,9 @@ func Commentable(files []File) map[string]map[int]int {
 }
 
 func (s *Server) pr(w http.ResponseWriter, r *http.Request) *PR {
+	if !s.authorize(w, r, false) {
+		return nil
+	}
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	s.mu.Lock()
 	p := s.prs[key(r.PathValue("owner"), r.PathValue("repo"), n)]
