@@ -90,8 +90,8 @@ func postReview(ctx context.Context, a *app.App, id string, w io.Writer) error {
 	if res.Updated {
 		verb = "updated"
 	}
-	fmt.Fprintf(w, "%s GitHub review %d on %s: %d inline comments, %d findings in the body, %d already commented\n",
-		verb, res.GitHubReviewID, res.PR, res.Inline, res.InBody, res.AlreadyPosted)
+	fmt.Fprintf(w, "%s GitHub review %d on %s: %d inline comments (%d new), %d findings in the body, %d commented on an earlier push\n",
+		verb, res.GitHubReviewID, res.PR, res.Inline, res.New, res.InBody, res.AlreadyPosted)
 	return nil
 }
 

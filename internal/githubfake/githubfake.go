@@ -99,6 +99,7 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
+	mux.HandleFunc("GET /_fake/state", s.state)
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	s.Server = httptest.NewServer(mux)
 	return s
@@ -509,6 +510,14 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
 		out = append(out, reviewJSON(rv))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// state serves every review and comment posted, for a person checking a
+// trial by hand.
+func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": s.reviews, "comments": s.comments, "rejected": s.rejected, "rate_limited": s.limited})
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {

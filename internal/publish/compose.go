@@ -48,20 +48,27 @@ type Plan struct {
 	Inline []Inline
 	// InBody are findings shown in the body with their location.
 	InBody []render.Finding
-	// AlreadyPosted counts findings commented on earlier (same fingerprint).
-	AlreadyPosted int
+	// Kept counts findings this same GitHub review already comments on
+	// (posting again); AlreadyPosted those commented on by an earlier
+	// review of the pull request (an earlier push).
+	Kept, AlreadyPosted int
 }
 
 // MakePlan places each reported finding: inline where the diff allows,
-// in the body otherwise; findings whose fingerprint is in posted are
-// skipped. inlineAllowed false puts every new finding in the body (the
+// in the body otherwise; findings whose fingerprint is in own (comments of
+// the review being updated) or earlier (comments of earlier reviews) are
+// not commented again. inlineAllowed false puts every new finding in the body (the
 // pull request's head moved past the reviewed commit, or the review
 // exists already and takes no new comments).
-func MakePlan(findings []render.Finding, anchors Anchors, posted map[string]bool, inlineAllowed bool) Plan {
+func MakePlan(findings []render.Finding, anchors Anchors, own, earlier map[string]bool, inlineAllowed bool) Plan {
 	var p Plan
 	for _, f := range findings {
 		fp := Fingerprint(f.Finding)
-		if posted[fp] {
+		if own[fp] {
+			p.Kept++
+			continue
+		}
+		if earlier[fp] {
 			p.AlreadyPosted++
 			continue
 		}
@@ -181,7 +188,7 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 		parts = []string{"none"}
 	}
 	fmt.Fprintf(&b, "**%d findings** (%s) on `%s`.", len(rep.Findings), strings.Join(parts, ", "), short(headSHA))
-	fmt.Fprintf(&b, " Inline comments: %d; in this summary: %d", len(p.Inline), len(p.InBody))
+	fmt.Fprintf(&b, " Inline comments: %d; in this summary: %d", len(p.Inline)+p.Kept, len(p.InBody))
 	if p.AlreadyPosted > 0 {
 		fmt.Fprintf(&b, "; already commented on an earlier push: %d", p.AlreadyPosted)
 	}

@@ -33,9 +33,10 @@ type Result struct {
 	GitHubReviewID int64
 	// Updated is set when an earlier review was updated instead of created.
 	Updated bool
-	// Inline counts inline comments posted; InBody the findings listed in
-	// the body; AlreadyPosted those commented on before.
-	Inline, InBody, AlreadyPosted int
+	// Inline counts the review's inline comments on these findings, New
+	// those this call added; InBody counts the findings listed in the body,
+	// AlreadyPosted those an earlier review (an earlier push) commented on.
+	Inline, New, InBody, AlreadyPosted int
 }
 
 // Post posts review reviewID on the pull request it was submitted for.
@@ -87,6 +88,14 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err != nil {
 		return res, err
 	}
+	own, earlier := map[string]bool{}, map[string]bool{}
+	for fp, rid := range posted {
+		if existing != 0 && rid == existing {
+			own[fp] = true
+		} else {
+			earlier[fp] = true
+		}
+	}
 	note := ""
 	inline := existing == 0
 	if current.HeadSHA != pr.HeadSHA {
@@ -95,15 +104,15 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		inline = false
 		note = fmt.Sprintf("The pull request has moved on to `%s` since this review of `%s`: its findings are listed here instead of inline.", short(current.HeadSHA), short(pr.HeadSHA))
 	}
-	plan := MakePlan(rep.Findings, AnchorsOf(files), posted, inline)
-	res.InBody, res.AlreadyPosted = len(plan.InBody), plan.AlreadyPosted
+	plan := MakePlan(rep.Findings, AnchorsOf(files), own, earlier, inline)
+	res.InBody, res.AlreadyPosted, res.Inline = len(plan.InBody), plan.AlreadyPosted, plan.Kept
 	if existing != 0 {
 		body := Summary(rep, pr.HeadSHA, plan, note)
 		if _, _, err := gc.PullRequests.UpdateReview(ctx, pr.Owner, pr.Repo, pr.Number, existing, body); err != nil {
 			return res, fmt.Errorf("update review %d on %s: %w", existing, pr, err)
 		}
 		res.GitHubReviewID, res.Updated = existing, true
-		return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(posted)})
+		return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(own)})
 	}
 	id, err := create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), plan.Inline)
 	var ge *github.ErrorResponse
@@ -111,14 +120,14 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		// GitHub refused a comment the diff seemed to allow (the diff
 		// changed under us): post everything in the body rather than nothing.
 		p.log().Warn("github refused the inline comments; posting them in the body", "pr", pr.String(), "err", err)
-		plan = MakePlan(rep.Findings, nil, posted, false)
+		plan = MakePlan(rep.Findings, nil, own, earlier, false)
 		res.InBody = len(plan.InBody)
 		id, err = create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), nil)
 	}
 	if err != nil {
 		return res, err
 	}
-	res.GitHubReviewID, res.Inline = id, len(plan.Inline)
+	res.GitHubReviewID, res.Inline, res.New = id, len(plan.Inline), len(plan.Inline)
 	return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: id, Comments: len(plan.Inline)})
 }
 
@@ -173,9 +182,10 @@ func (p *Poster) existingReview(ctx context.Context, gc *github.Client, pr store
 }
 
 // postedFingerprints collects the fingerprints tagged in the pull
-// request's review comments, whichever push they were posted on.
-func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest) (map[string]bool, error) {
-	out := map[string]bool{}
+// request's review comments, whichever push they were posted on, with
+// the GitHub review each belongs to.
+func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest) (map[string]int64, error) {
+	out := map[string]int64{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		page, resp, err := gc.PullRequests.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opts)
@@ -184,7 +194,7 @@ func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullReq
 		}
 		for _, c := range page {
 			if fp := fingerprintIn(c.GetBody()); fp != "" {
-				out[fp] = true
+				out[fp] = c.GetPullRequestReviewID()
 			}
 		}
 		if resp.NextPage == 0 {

@@ -121,7 +121,7 @@ func TestPostOneReviewInlineOnlyOnCommentableLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Updated || res.Inline != 2 || res.InBody != 2 {
+	if res.Updated || res.Inline != 2 || res.New != 2 || res.InBody != 2 {
 		t.Fatalf("result %+v, want a new review with 2 inline comments and 2 findings in the body", res)
 	}
 	revs := gh.Reviews(7)
@@ -163,11 +163,14 @@ func TestPostOneReviewInlineOnlyOnCommentableLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res2.Updated || res2.GitHubReviewID != res.GitHubReviewID || res2.AlreadyPosted != 2 {
+	if !res2.Updated || res2.GitHubReviewID != res.GitHubReviewID || res2.Inline != 2 || res2.New != 0 || res2.AlreadyPosted != 0 {
 		t.Fatalf("second post %+v, want an update of review %d", res2, res.GitHubReviewID)
 	}
 	if n, c := len(gh.Reviews(7)), len(gh.Comments(7)); n != 1 || c != 2 {
 		t.Fatalf("after posting again: %d reviews and %d comments, want 1 and 2", n, c)
+	}
+	if body := gh.Reviews(7)[0].Body; !strings.Contains(body, "Inline comments: 2; in this summary: 2.") {
+		t.Errorf("updated body miscounts the comments:\n%s", body)
 	}
 }
 
@@ -205,7 +208,7 @@ func TestPostNewPushSkipsFindingsAlreadyCommented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Updated || res.Inline != 0 || res.AlreadyPosted != 2 {
+	if res.Updated || res.Inline != 0 || res.New != 0 || res.AlreadyPosted != 2 {
 		t.Fatalf("result %+v, want a new review for the new head with no comment repeated", res)
 	}
 	if n, c := len(gh.Reviews(7)), len(gh.Comments(7)); n != 2 || c != 2 {
