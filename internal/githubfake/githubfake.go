@@ -95,6 +95,7 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
 	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{n}/reviews/{id}", s.updateReview)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}", s.getReview)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
@@ -498,6 +499,31 @@ func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+}
+
+func (s *Server) getReview(w http.ResponseWriter, r *http.Request) {
+	if p := s.pr(w, r); p == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rv := range s.reviews {
+		if rv.ID == id {
+			writeJSON(w, http.StatusOK, reviewJSON(rv))
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+}
+
+// DeleteReview removes a review and its comments, as a person deleting it
+// on GitHub would.
+func (s *Server) DeleteReview(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reviews = slices.DeleteFunc(s.reviews, func(r Review) bool { return r.ID == id })
+	s.comments = slices.DeleteFunc(s.comments, func(c Comment) bool { return c.ReviewID == id })
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {

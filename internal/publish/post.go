@@ -115,8 +115,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(own)})
 	}
 	id, err := create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), plan.Inline)
-	var ge *github.ErrorResponse
-	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity && len(plan.Inline) > 0 {
+	if isStatus(err, http.StatusUnprocessableEntity) && len(plan.Inline) > 0 {
 		// GitHub refused a comment the diff seemed to allow (the diff
 		// changed under us): post everything in the body rather than nothing.
 		p.log().Warn("github refused the inline comments; posting them in the body", "pr", pr.String(), "err", err)
@@ -129,6 +128,12 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	}
 	res.GitHubReviewID, res.Inline, res.New = id, len(plan.Inline), len(plan.Inline)
 	return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: id, Comments: len(plan.Inline)})
+}
+
+// isStatus reports whether err is an API answer with HTTP status code.
+func isStatus(err error, code int) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == code
 }
 
 func (p *Poster) log() *slog.Logger {
@@ -158,10 +163,24 @@ func create(ctx context.Context, gc *github.Client, pr store.PullRequest, body s
 // database's record, or a review whose body holds the marker.
 func (p *Poster) existingReview(ctx context.Context, gc *github.Client, pr store.PullRequest) (int64, error) {
 	if post, err := p.Store.GetGitHubPost(ctx, pr); err == nil {
-		return post.GitHubReviewID, nil
+		_, _, err := gc.PullRequests.GetReview(ctx, pr.Owner, pr.Repo, pr.Number, post.GitHubReviewID)
+		if err == nil {
+			return post.GitHubReviewID, nil
+		}
+		if !isStatus(err, http.StatusNotFound) {
+			return 0, fmt.Errorf("read review %d of %s: %w", post.GitHubReviewID, pr, err)
+		}
+		// Deleted on GitHub: look for another one by its marker, or post anew.
+		p.log().Warn("the review posted earlier is gone", "pr", pr.String(), "github_review", post.GitHubReviewID)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return 0, err
 	}
+	return markedReview(ctx, gc, pr)
+}
+
+// markedReview finds the pull request's review whose body holds the
+// marker of its head commit (0: none).
+func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest) (int64, error) {
 	marker := Marker(pr.HeadSHA)
 	opts := &github.ListOptions{PerPage: 100}
 	for {

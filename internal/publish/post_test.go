@@ -246,3 +246,24 @@ func TestPostMovedHeadPutsFindingsInBody(t *testing.T) {
 		t.Fatalf("result %+v, want every finding in the body", res)
 	}
 }
+
+func TestPostAgainAfterReviewDeletedOnGitHub(t *testing.T) {
+	t.Parallel()
+	gh := githubfake.New(fakePR(headSHA))
+	defer gh.Close()
+	f := newFixture(t, gh)
+	ctx := context.Background()
+	id := f.reviewOf(t, headSHA)
+	first, err := f.poster.Post(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh.DeleteReview(first.GitHubReviewID)
+	res, err := f.poster.Post(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated || res.GitHubReviewID == first.GitHubReviewID || res.New != 2 || len(gh.Reviews(7)) != 1 || len(gh.Comments(7)) != 2 {
+		t.Fatalf("result %+v, %d reviews, %d comments; want a new review with its comments again", res, len(gh.Reviews(7)), len(gh.Comments(7)))
+	}
+}
