@@ -93,21 +93,19 @@ func (s *Store) SaveGitHubPost(ctx context.Context, p GitHubPost) error {
 // WithLock runs fn holding the session advisory lock called name, waiting
 // for it as long as ctx allows. It serialises work across processes (one
 // writer per GitHub installation); the lock is per schema, like TryLeader's.
+// The lock lives on a connection of its own, outside the pool: holders
+// waiting for it must not take the pool's connections from the holder
+// that has it and needs them to finish.
 func (s *Store) WithLock(ctx context.Context, name string, fn func() error) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return fmt.Errorf("acquire a connection for lock %s: %w", name, err)
+		return fmt.Errorf("connect for lock %s: %w", name, err)
 	}
-	defer conn.Release()
+	defer conn.Close(context.WithoutCancel(ctx)) // closing releases the lock too
 	const key = `hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`, name); err != nil {
 		return fmt.Errorf("take lock %s: %w", name, err)
 	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`, name); err != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx)) // the lock goes with the connection
-		}
-	}()
 	return fn()
 }
 

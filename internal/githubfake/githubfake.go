@@ -77,6 +77,7 @@ type Server struct {
 	nextID   int64
 	limitOne bool
 	appKey   *rsa.PublicKey
+	latency  time.Duration
 	auths    []string
 	limited  int
 	rejected int
@@ -102,7 +103,13 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
 	mux.HandleFunc("GET /_fake/state", s.state)
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		d := s.latency
+		s.mu.Unlock()
+		time.Sleep(d)
+		mux.ServeHTTP(w, r)
+	}))
 	return s
 }
 
@@ -186,6 +193,13 @@ func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
 	if s.authorize(w, r, true) {
 		writeJSON(w, http.StatusCreated, map[string]any{"token": InstallationToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
 	}
+}
+
+// SetLatency delays every answer by d, so concurrent clients overlap.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	s.latency = d
+	s.mu.Unlock()
 }
 
 // RateLimitOnce makes the next write request answer 403 with Retry-After.

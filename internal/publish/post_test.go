@@ -267,3 +267,31 @@ func TestPostAgainAfterReviewDeletedOnGitHub(t *testing.T) {
 		t.Fatalf("result %+v, %d reviews, %d comments; want a new review with its comments again", res, len(gh.Reviews(7)), len(gh.Comments(7)))
 	}
 }
+
+func TestConcurrentPostsMakeOneReview(t *testing.T) {
+	t.Parallel()
+	gh := githubfake.New(fakePR(headSHA))
+	defer gh.Close()
+	gh.SetLatency(20 * time.Millisecond)
+	f := newFixture(t, gh)
+	id := f.reviewOf(t, headSHA)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = f.poster.Post(context.Background(), id)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One writer per installation: the posts ran one after the other.
+	if n, c := len(gh.Reviews(7)), len(gh.Comments(7)); n != 1 || c != 2 {
+		t.Fatalf("%d reviews and %d comments after concurrent posts, want 1 and 2", n, c)
+	}
+}
