@@ -34,6 +34,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs, cfgPath := newFlags("bulk", stderr)
 	manifest := fs.String("manifest", "", "JSON Lines file: one {\"repo\", \"base\", \"head\", \"labels\", \"purpose\"} per line")
 	org := fs.String("github-org", "", "review every open pull request of this GitHub organisation (token: GITHUB_TOKEN)")
+	prState := fs.String("pull-requests", "open", "with --github-org: the pull requests to review: open, closed or all")
 	filter := fs.String("repo-filter", "", "with --github-org: only repositories whose owner/name matches this glob")
 	batchID := fs.String("batch-id", "", "batch ID (default: derived from the source and its entries, so re-running resumes)")
 	name := fs.String("name", "", "batch name (default: the source)")
@@ -50,6 +51,9 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *filter != "" && *org == "" {
 		return exitError{code: 2, err: errors.New("--repo-filter applies to --github-org only")}
+	}
+	if *prState != "open" && *prState != "closed" && *prState != "all" {
+		return exitError{code: 2, err: fmt.Errorf("--pull-requests %q: want open, closed or all", *prState)}
 	}
 	if *maxRunning < 0 {
 		return exitError{code: 2, err: errors.New("--max-running must not be negative")}
@@ -68,7 +72,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// vanishes when this command exits.
 		return exitError{code: 2, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
 	}
-	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter)
+	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter, *prState)
 	if err != nil {
 		return err
 	}
@@ -126,7 +130,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // bulkSpec reads the entries of a manifest or lists an organisation's
 // pull requests.
-func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter string) (bulk.Spec, error) {
+func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter, prState string) (bulk.Spec, error) {
 	if manifest != "" {
 		f, err := os.Open(manifest)
 		if err != nil {
@@ -140,7 +144,7 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter string) (bu
 		return bulk.Spec{Name: manifest, Source: "manifest:" + manifest, Entries: entries}, nil
 	}
 	entries, err := bulk.ListOrgPullRequests(ctx, org, bulk.GitHubOptions{
-		APIURL: a.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: filter,
+		APIURL: a.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: filter, PullRequests: prState,
 	})
 	if err != nil {
 		return bulk.Spec{}, err
@@ -151,6 +155,9 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter string) (bu
 	src := "github:" + org
 	if filter != "" {
 		src += ":" + filter
+	}
+	if prState != "open" {
+		src += ":" + prState // a different listing: a different batch
 	}
 	return bulk.Spec{Name: src, Source: src, Entries: entries}, nil
 }

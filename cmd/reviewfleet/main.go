@@ -51,6 +51,9 @@ const usage = `reviewfleet — a fleet of workers that reviews changes with LLMs
 Usage:
   reviewfleet review   --repo DIR --base REF --head REF [--format markdown|json|sarif] [--no-wait]
   reviewfleet review   --diff FILE [--repo DIR] [--format …]
+  reviewfleet review   --pr https://HOST/OWNER/REPO/pull/N [--post]   review a GitHub pull request (GITHUB_TOKEN)
+  reviewfleet post     REVIEW_ID              post a review on its pull request (one review per head; re-posting updates it)
+  reviewfleet serve                           receive GitHub pull_request webhooks and submit their reviews (webhook:)
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
   reviewfleet review   --replay ID|FILE       re-run a recorded review offline (no model is called)
   reviewfleet recording export ID > FILE     write a review's recording for --replay
@@ -89,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
 		"recording": cmdRecording,
 		"prune":     cmdPrune,
+		"post":      cmdPost, "serve": cmdServe,
 	}
 	cmds["eval"] = cmdEval
 	cmd, ok := cmds[args[0]]

@@ -64,6 +64,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	since := fs.String("since", "", "review incrementally against an earlier finished review: files unchanged since it keep its findings")
 	replayFrom := fs.String("replay", "", "re-run a recorded review offline, no model called: `ID|FILE`, a review ID in the database or a recording file (see 'recording export'); --repo DIR names the recorded head tree's checkout here")
+	prURL := fs.String("pr", "", "GitHub pull request to review: https://HOST/OWNER/REPO/pull/N (token: GITHUB_TOKEN)")
+	post := fs.Bool("post", false, "with --pr: post the review on the pull request when it ends (updates an earlier one)")
 	failOn := fs.String("fail-on", "", "exit 1 when a reported finding has this severity or worse: critical, high, medium, low or info (default: never)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -80,10 +82,13 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 
 	var edit func(*config.Config)
 	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose, Since: *since}
-	if *replayFrom != "" && (*useDemo || *base != "" || *head != "" || *diffFile != "") {
-		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --base, --head or --diff (--repo DIR names where the recorded head tree is on this host)")}
+	if *replayFrom != "" && (*useDemo || *base != "" || *head != "" || *diffFile != "" || *prURL != "") {
+		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --pr, --base, --head or --diff (--repo DIR names where the recorded head tree is on this host)")}
 	}
-	if !*useDemo && *replayFrom == "" {
+	if err := checkPRFlags(*prURL, *post, *noWait, *useDemo, req); err != nil {
+		return exitError{code: exitUsage, err: err}
+	}
+	if !*useDemo && *replayFrom == "" && *prURL == "" {
 		// Arguments first: a missing --base must not hide behind notices
 		// about the LLM endpoint or the database.
 		if err := submit.CheckRequest(req); err != nil {
@@ -132,9 +137,12 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	var id string
-	if rp != nil {
+	switch {
+	case rp != nil:
 		id, err = rp.submit(ctx, a)
-	} else {
+	case *prURL != "":
+		id, err = submitPR(ctx, a, *prURL, *since, stderr)
+	default:
 		id, err = a.Submit(ctx, req)
 	}
 	if err != nil {
@@ -221,6 +229,11 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	if err := printReport(ctx, a.Store, id, *format, stdout); err != nil {
 		return err
+	}
+	if *post {
+		if err := postReview(ctx, a, id, stderr); err != nil {
+			return err
+		}
 	}
 	return outcome(ctx, a.Store, r, gate)
 }

@@ -108,7 +108,7 @@ func reviewSettings(snapshot []byte) []byte {
 		return snapshot
 	}
 	cfg.Worker, cfg.Scheduler, cfg.Telemetry = config.Worker{}, config.Scheduler{}, config.Telemetry{}
-	cfg.Fleet, cfg.Bulk, cfg.GitHub = config.Fleet{}, config.Bulk{}, config.GitHub{}
+	cfg.Fleet, cfg.Bulk, cfg.GitHub, cfg.Webhook = config.Fleet{}, config.Bulk{}, config.GitHub{}, config.Webhook{}
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return snapshot

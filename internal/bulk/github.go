@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-github/v84/github"
+
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // GitHubOptions says where and how to list an organisation's pull requests.
@@ -22,6 +25,9 @@ type GitHubOptions struct {
 	// RepoFilter keeps repositories whose owner/name matches this glob
 	// (doublestar syntax, e.g. "acme/api-*"); empty keeps all.
 	RepoFilter string
+	// PullRequests is the state of the pull requests listed: open
+	// (default), closed or all.
+	PullRequests string
 	// HTTPClient is the client to use (default: one tracing each request
 	// with otelhttp inside the caller's trace).
 	HTTPClient *http.Client
@@ -52,7 +58,7 @@ func ListOrgPullRequests(ctx context.Context, org string, o GitHubOptions) ([]En
 				continue
 			}
 		}
-		prs, err := openPulls(ctx, client, r.GetOwner().GetLogin(), r.GetName())
+		prs, err := pulls(ctx, client, r.GetOwner().GetLogin(), r.GetName(), o.PullRequests)
 		if err != nil {
 			return nil, err
 		}
@@ -61,11 +67,17 @@ func ListOrgPullRequests(ctx context.Context, org string, o GitHubOptions) ([]En
 			if body := strings.TrimSpace(pr.GetBody()); body != "" {
 				purpose += "\n\n" + body
 			}
-			out = append(out, Entry{
+			e := Entry{
 				Repo: r.GetCloneURL(), Base: pr.GetBase().GetSHA(), Head: pr.GetHead().GetSHA(),
 				Labels:  map[string]string{"repo": full, "pr": strconv.Itoa(pr.GetNumber()), "url": pr.GetHTMLURL()},
 				Purpose: purpose,
-			})
+				PR: &store.PullRequest{Host: htmlHost(pr.GetHTMLURL()), Owner: r.GetOwner().GetLogin(), Repo: r.GetName(),
+					Number: pr.GetNumber(), HeadSHA: pr.GetHead().GetSHA()},
+			}
+			if hr := pr.GetHead().GetRepo().GetCloneURL(); hr != "" && hr != e.Repo {
+				e.HeadRepo = hr
+			}
+			out = append(out, e)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -102,13 +114,25 @@ func orgRepos(ctx context.Context, c *github.Client, org string) ([]*github.Repo
 	}
 }
 
-func openPulls(ctx context.Context, c *github.Client, owner, repo string) ([]*github.PullRequest, error) {
-	opts := &github.PullRequestListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
+// htmlHost is the host of a pull request's web address (github.com when
+// it has none).
+func htmlHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return strings.ToLower(u.Host)
+	}
+	return "github.com"
+}
+
+func pulls(ctx context.Context, c *github.Client, owner, repo, state string) ([]*github.PullRequest, error) {
+	if state == "" {
+		state = "open"
+	}
+	opts := &github.PullRequestListOptions{State: state, ListOptions: github.ListOptions{PerPage: 100}}
 	var all []*github.PullRequest
 	for {
 		page, resp, err := c.PullRequests.List(ctx, owner, repo, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list the open pull requests of %s/%s: %w", owner, repo, err)
+			return nil, fmt.Errorf("list the %s pull requests of %s/%s: %w", state, owner, repo, err)
 		}
 		all = append(all, page...)
 		if resp.NextPage == 0 {

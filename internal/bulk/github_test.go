@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // fakeGitHub serves an organisation's repositories and their pull
@@ -37,7 +39,8 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	pulls := map[string][]map[string]any{
 		"api": {
-			{"number": 7, "title": "Fix auth", "body": "Closes #3", "base": map[string]any{"sha": "b7"}, "head": map[string]any{"sha": "h7"}},
+			{"number": 7, "title": "Fix auth", "body": "Closes #3", "html_url": "https://ghe.example/acme/api/pull/7", "base": map[string]any{"sha": "b7"},
+				"head": map[string]any{"sha": "h7", "repo": map[string]any{"clone_url": "https://git.example/fork/api.git"}}},
 			{"number": 2, "title": "Cache", "base": map[string]any{"sha": "b2"}, "head": map[string]any{"sha": "h2"}},
 		},
 		"web":    {{"number": 1, "title": "Style", "base": map[string]any{"sha": "b1"}, "head": map[string]any{"sha": "h1"}}},
@@ -101,6 +104,14 @@ func TestListOrgPullRequests(t *testing.T) {
 	}
 	if entries[1].Purpose != "Fix auth\n\nCloses #3" {
 		t.Errorf("purpose %q", entries[1].Purpose)
+	}
+	// A fork's head is fetched from the fork; the pull request is kept for posting.
+	if e := entries[1]; e.HeadRepo != "https://git.example/fork/api.git" || e.PR == nil ||
+		*e.PR != (store.PullRequest{Host: "ghe.example", Owner: "acme", Repo: "api", Number: 7, HeadSHA: "h7"}) {
+		t.Errorf("fork entry: head repo %q, pull request %+v", e.HeadRepo, e.PR)
+	}
+	if entries[0].HeadRepo != "" {
+		t.Errorf("a pull request from the same repository has head repo %q", entries[0].HeadRepo)
 	}
 	fake.mu.Lock()
 	n := len(fake.requests)

@@ -13,6 +13,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Entry is one change to review.
@@ -23,6 +25,12 @@ type Entry struct {
 	Head    string            `json:"head"`
 	Labels  map[string]string `json:"labels,omitempty"`
 	Purpose string            `json:"purpose,omitempty"`
+	// HeadRepo is where Head is fetched from when Repo lacks it (a pull
+	// request from a fork).
+	HeadRepo string `json:"head_repo,omitempty"`
+	// PR is the pull request the entry reviews (GitHub listings), recorded
+	// with its review so it can be posted.
+	PR *store.PullRequest `json:"-"`
 
 	key string // identity within the batch, set by Submit
 }

@@ -205,7 +205,7 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return be, false, err
 	}
-	nr, err := s.App.Prepare(ctx, submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, Purpose: e.Purpose, BatchID: batchID})
+	nr, err := s.App.Prepare(ctx, submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID})
 	if err != nil {
 		if ctx.Err() != nil {
 			return be, false, ctx.Err()
@@ -230,6 +230,13 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	}
 	if _, err := s.App.Create(ctx, nr); err != nil {
 		return be, false, err
+	}
+	if e.PR != nil {
+		pr := *e.PR
+		pr.HeadSHA = nr.HeadSHA
+		if err := s.App.Store.SetReviewPullRequest(ctx, id, pr); err != nil {
+			return be, false, err
+		}
 	}
 	be.ReviewID = id
 	return be, true, s.App.Store.SaveBatchEntry(ctx, batchID, be)

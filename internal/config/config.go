@@ -42,6 +42,7 @@ type Config struct {
 	Fleet     Fleet     `yaml:"fleet"`
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
+	Webhook   Webhook   `yaml:"webhook"`
 	// Evaluation configures `reviewfleet eval`.
 	Evaluation Evaluation `yaml:"evaluation"`
 	Retention  Retention  `yaml:"retention"`
@@ -96,6 +97,35 @@ type GitHub struct {
 	// APIURL is the REST API base URL (default https://api.github.com/; for
 	// GitHub Enterprise https://HOST/api/v3/; env GITHUB_API_URL).
 	APIURL string `yaml:"api_url"`
+	// AppID and AppPrivateKeyFile authenticate as a GitHub App instead of
+	// GITHUB_TOKEN: a JWT signed with the key (PEM, a mounted secret) buys
+	// an installation token for each repository (default 0 and "": use
+	// GITHUB_TOKEN).
+	AppID             int64  `yaml:"app_id"`
+	AppPrivateKeyFile string `yaml:"app_private_key_file"`
+	// InstallationID is the App installation to use (default 0: the
+	// installation of each pull request's repository, looked up).
+	InstallationID int64 `yaml:"installation_id"`
+	// MaxRetries is how many times a request GitHub answers with a
+	// secondary rate limit (403 or 429 with Retry-After) is retried after
+	// waiting (default 3); MaxRetryWait caps one wait (default 60s).
+	MaxRetries   int           `yaml:"max_retries"`
+	MaxRetryWait time.Duration `yaml:"max_retry_wait"`
+}
+
+// Webhook configures `reviewfleet serve`, which receives GitHub's
+// pull_request events and submits their reviews to the fleet.
+type Webhook struct {
+	// Addr serves POST /webhook, /livez and /readyz (default ":8090").
+	Addr string `yaml:"addr"`
+	// Secret checks X-Hub-Signature-256 (required by serve; env
+	// REVIEWFLEET_WEBHOOK_SECRET or GITHUB_WEBHOOK_SECRET).
+	Secret string `yaml:"secret" json:"-"` // never in a review's configuration snapshot
+	// IgnorePaths skips a pull request all of whose changed files match
+	// one of these globs (doublestar syntax, e.g. "docs/**"; default none).
+	IgnorePaths []string `yaml:"ignore_paths"`
+	// Post posts each review on its pull request when it ends (default false).
+	Post bool `yaml:"post"`
 }
 
 // Snapshot configures the workers' cache of repositories and head trees.
@@ -412,7 +442,8 @@ func Default() Config {
 		Snapshot:  Snapshot{MaxBytes: 2 << 30},
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
-		GitHub:    GitHub{APIURL: "https://api.github.com/"},
+		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
+		Webhook:   Webhook{Addr: ":8090", IgnorePaths: []string{}},
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},

@@ -15,12 +15,13 @@ const EnvPrefix = "REVIEWFLEET_"
 
 // conventional environment variables that map onto config keys.
 var conventionalEnv = map[string]string{
-	"DATABASE_URL":    "database_url",
-	"REDIS_URL":       "redis_url",
-	"OPENAI_BASE_URL": "llm.base_url",
-	"OPENAI_API_KEY":  "llm.api_key",
-	"OPENAI_MODEL":    "llm.model",
-	"GITHUB_API_URL":  "github.api_url",
+	"DATABASE_URL":          "database_url",
+	"REDIS_URL":             "redis_url",
+	"OPENAI_BASE_URL":       "llm.base_url",
+	"OPENAI_API_KEY":        "llm.api_key",
+	"OPENAI_MODEL":          "llm.model",
+	"GITHUB_API_URL":        "github.api_url",
+	"GITHUB_WEBHOOK_SECRET": "webhook.secret",
 }
 
 // Keys lists every configuration key as "section.key" (or "key" at the top

@@ -45,8 +45,22 @@ func StartWithMetrics(addr string, fallback bool, ready func(context.Context) er
 	if err != nil {
 		return nil, fmt.Errorf("listen for health checks on %s: %w", addr, err)
 	}
-	live := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok\n")) }
 	mux := http.NewServeMux()
+	Handle(mux, ready, metrics)
+	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("health server", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Handle adds /livez, /healthz, /readyz and /metrics to mux, for a process
+// that serves the probes on its own listener; ready checks the dependencies
+// for /readyz (nil: always ready); metrics serves /metrics (nil: none).
+func Handle(mux *http.ServeMux, ready func(context.Context) error, metrics http.Handler) {
+	live := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok\n")) }
 	mux.HandleFunc("/livez", live)
 	mux.HandleFunc("/healthz", live)
 	if metrics != nil {
@@ -63,13 +77,6 @@ func StartWithMetrics(addr string, fallback bool, ready func(context.Context) er
 		}
 		_, _ = rw.Write([]byte("ok\n"))
 	})
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}
-	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("health server", "err", err)
-		}
-	}()
-	return s, nil
 }
 
 // Addr is the address the probes are served on.

@@ -2,13 +2,12 @@ package render
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/reviewfleet/reviewfleet/internal/fingerprint"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
@@ -18,9 +17,9 @@ const (
 	sarifSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 	// toolInformationURI is where the SARIF driver points readers.
 	toolInformationURI = "https://github.com/reviewfleet/reviewfleet"
-	// fingerprintKey names the partial fingerprint; the "/v1" changes if the
+	// fingerprintKey names the partial fingerprint; its version changes when the
 	// hash input ever does, so consumers do not match old and new hashes.
-	fingerprintKey = "reviewfleetFinding/v1"
+	fingerprintKey = "reviewfleetFinding/v2"
 	// srcRoot is the base every artifact URI is relative to.
 	srcRoot = "%SRCROOT%"
 )
@@ -288,15 +287,15 @@ func artifactURI(file string) string {
 	return u
 }
 
-// Fingerprint is a stable identity for a finding across reviews of the same
-// code: a hash of its path, risk type and normalised description (case,
-// punctuation and spacing ignored). Line numbers are left out so the
-// fingerprint survives edits above the finding.
+// Fingerprint is a finding's stable identity across reviews and pushes:
+// the one the pipeline stored (path, enclosing symbol, risk type and
+// normalised claim; see package fingerprint), or for a finding stored
+// without one the same hash with no symbol. Line numbers take no part, so
+// it survives edits above the finding. SARIF's partial fingerprint and the
+// comments posted on pull requests both use it.
 func Fingerprint(f review.Finding) string {
-	h := sha256.New()
-	for _, part := range []string{cleanPath(f.File), string(f.RiskType), normaliseText(f.Description)} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
+	if f.Fingerprint != "" {
+		return f.Fingerprint
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return fingerprint.Of(cleanPath(f.File), "", string(f.RiskType), f.Description)
 }

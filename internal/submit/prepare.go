@@ -39,6 +39,9 @@ type Request struct {
 	// description). Empty: the commit messages of Base..Head, or the text
 	// before the first file of a diff file (a format-patch message).
 	Purpose string
+	// HeadRepo, when set, is the remote the Head commit is fetched from
+	// when Repo lacks it: a pull request's fork.
+	HeadRepo string
 	// BatchID groups the review into a batch (optional).
 	BatchID string
 	// Repos holds this host's clones of remote repositories.
@@ -107,6 +110,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 				return err
 			}
 		}
+		if err := fetchHead(ctx, repos, dir, req); err != nil {
+			return err
+		}
 		local := req
 		local.Repo = dir
 		nr, err = prepare(ctx, cfg, local, &remote)
@@ -118,6 +124,22 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 		return nr, ue // one sentence, not the clone, fetch and command that led to it
 	}
 	return nr, err
+}
+
+// fetchHead fetches the head commit of a pull request from a fork into
+// the base repository's clone, when the clone lacks it.
+func fetchHead(ctx context.Context, repos Repos, dir string, req Request) error {
+	if req.HeadRepo == "" || req.HeadRepo == req.Repo || !isCommitID(req.Head) || gitsrc.HasCommit(ctx, dir, req.Head) {
+		return nil
+	}
+	remote, err := repos.Remote(req.HeadRepo)
+	if err != nil {
+		return fmt.Errorf("head repository: %w", err)
+	}
+	if _, err := gitsrc.FetchRev(ctx, dir, remote, req.Head); err != nil {
+		return fmt.Errorf("fetch the head commit from %s: %w", remote.URL, err)
+	}
+	return nil
 }
 
 // isCommitID reports whether rev is a full hexadecimal commit id.

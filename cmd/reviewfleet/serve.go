@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/health"
+	"github.com/reviewfleet/reviewfleet/internal/publish"
+	"github.com/reviewfleet/reviewfleet/internal/webhook"
+)
+
+// cmdServe receives GitHub's pull_request webhooks on webhook.addr and
+// submits their reviews to the fleet (see package webhook for the design).
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfgPath := newFlags("serve", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	wcfg := a.Cfg.Webhook
+	if wcfg.Secret == "" {
+		return exitError{code: 2, err: errors.New("serve needs webhook.secret (GITHUB_WEBHOOK_SECRET): unsigned deliveries are refused")}
+	}
+	if a.LocalRedis || a.Cfg.DatabaseURL == "" {
+		return exitError{code: 2, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+	}
+	clients, err := githubClients(a)
+	if err != nil {
+		return err
+	}
+	proc := &webhook.Processor{Store: a.Store, Clients: clients, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
+	if wcfg.Post {
+		proc.Poster = &publish.Poster{Store: a.Store, Clients: clients, Log: a.Log}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/webhook", &webhook.Handler{Store: a.Store, Secret: []byte(wcfg.Secret), Post: wcfg.Post, Nudge: proc.Nudge, Log: a.Log})
+	health.Handle(mux, a.Ready, a.MetricsHandler(false))
+	ln, err := net.Listen("tcp", wcfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen for webhooks on %s: %w", wcfg.Addr, err)
+	}
+	// GitHub gives up on a delivery after 10 s: the handler only stores it.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 8 * time.Second, WriteTimeout: 9 * time.Second}
+	fmt.Fprintf(stdout, "serving GitHub webhooks on http://%s/webhook\n", ln.Addr())
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = proc.Run(ctx) }()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = srv.Shutdown(sctx)
+		cancel()
+		err = nil
+	}
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

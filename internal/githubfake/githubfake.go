@@ -1,0 +1,574 @@
+// Package githubfake is a fake GitHub REST API on httptest for tests and
+// local trials. It serves pull requests, their files and patches, and
+// checks review comments as GitHub does: a comment must sit on the RIGHT
+// side of the pull request's diff, within one hunk, or the whole review is
+// refused with 422. It keeps the reviews and comments posted, and can
+// answer one secondary rate limit (403 with Retry-After).
+package githubfake
+
+import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/diff"
+)
+
+// PR is a pull request the fake serves.
+type PR struct {
+	Owner, Repo string
+	Number      int
+	Title, Body string
+	Draft       bool
+	BaseSHA     string
+	HeadSHA     string
+	// BaseCloneURL and HeadCloneURL are the repositories' clone URLs (a
+	// file:// URL of a local repository works).
+	BaseCloneURL, HeadCloneURL string
+	Files                      []File
+}
+
+// File is a changed file of a pull request with its patch (hunks only, as
+// the API gives them).
+type File struct {
+	Path, Status, Patch string
+}
+
+// Review is a review posted on a pull request.
+type Review struct {
+	ID       int64
+	Number   int
+	CommitID string
+	Body     string
+	Event    string
+}
+
+// Comment is an inline review comment.
+type Comment struct {
+	ID        int64
+	ReviewID  int64
+	Number    int
+	CommitID  string
+	Path      string
+	Line      int
+	StartLine int
+	Side      string
+	Body      string
+}
+
+// Server is a running fake.
+type Server struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	prs      map[string]*PR
+	reviews  []Review
+	comments []Comment
+	nextID   int64
+	limitOne bool
+	appKey   *rsa.PublicKey
+	latency  time.Duration
+	auths    []string
+	limited  int
+	rejected int
+}
+
+// New starts a fake serving prs.
+func New(prs ...PR) *Server {
+	s := &Server{prs: map[string]*PR{}, nextID: 1000}
+	for i := range prs {
+		s.AddPR(prs[i])
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPR)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPRs)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/files", s.listFiles)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
+	mux.HandleFunc("PUT /repos/{owner}/{repo}/pulls/{n}/reviews/{id}", s.updateReview)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}", s.getReview)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
+	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
+	mux.HandleFunc("GET /_fake/state", s.state)
+	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		d := s.latency
+		s.mu.Unlock()
+		time.Sleep(d)
+		mux.ServeHTTP(w, r)
+	}))
+	return s
+}
+
+func key(owner, repo string, n int) string { return fmt.Sprintf("%s/%s#%d", owner, repo, n) }
+
+// AddPR serves pr (replacing one with the same number: a new push).
+func (s *Server) AddPR(pr PR) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := pr
+	s.prs[key(pr.Owner, pr.Repo, pr.Number)] = &p
+}
+
+// InstallationToken is the token the fake issues to a GitHub App.
+const InstallationToken = "ghs_fake_installation_token"
+
+// RequireApp makes the fake check GitHub App JWTs against key on the App
+// endpoints, and the installation token on every other request.
+func (s *Server) RequireApp(key *rsa.PublicKey) {
+	s.mu.Lock()
+	s.appKey = key
+	s.mu.Unlock()
+}
+
+// Auths returns the Authorization headers received, in order.
+func (s *Server) Auths() []string { s.mu.Lock(); defer s.mu.Unlock(); return slices.Clone(s.auths) }
+
+// authorize records the Authorization header and, with an App key, checks
+// a JWT (app endpoints) or the installation token (the rest).
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, app bool) bool {
+	auth := r.Header.Get("Authorization")
+	s.mu.Lock()
+	s.auths = append(s.auths, auth)
+	key := s.appKey
+	s.mu.Unlock()
+	if key == nil {
+		return true
+	}
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if ok && app {
+		ok = verifyJWT(key, token)
+	} else if ok {
+		ok = token == InstallationToken
+	}
+	if !ok {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
+	}
+	return ok
+}
+
+// verifyJWT checks an RS256 token's signature and its time window.
+func verifyJWT(key *rsa.PublicKey, token string) bool {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], sig) != nil {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct{ Iat, Exp, Iss int64 }
+	if err != nil || json.Unmarshal(raw, &claims) != nil {
+		return false
+	}
+	now := time.Now().Unix()
+	return claims.Iss != 0 && claims.Iat <= now && now < claims.Exp && claims.Exp-claims.Iat <= 600
+}
+
+func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
+	if s.authorize(w, r, true) {
+		writeJSON(w, http.StatusOK, map[string]any{"id": 42})
+	}
+}
+
+func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
+	if s.authorize(w, r, true) {
+		writeJSON(w, http.StatusCreated, map[string]any{"token": InstallationToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	}
+}
+
+// SetLatency delays every answer by d, so concurrent clients overlap.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	s.latency = d
+	s.mu.Unlock()
+}
+
+// RateLimitOnce makes the next write request answer 403 with Retry-After.
+func (s *Server) RateLimitOnce() {
+	s.mu.Lock()
+	s.limitOne = true
+	s.mu.Unlock()
+}
+
+// Limited counts the rate-limit answers given; Rejected the 422 answers.
+func (s *Server) Limited() int { s.mu.Lock(); defer s.mu.Unlock(); return s.limited }
+
+// Rejected counts reviews refused with 422.
+func (s *Server) Rejected() int { s.mu.Lock(); defer s.mu.Unlock(); return s.rejected }
+
+// Reviews returns the reviews posted on pull request n.
+func (s *Server) Reviews(n int) []Review {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Review
+	for _, r := range s.reviews {
+		if r.Number == n {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Comments returns the inline comments posted on pull request n.
+func (s *Server) Comments(n int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.comments {
+		if c.Number == n {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Commentable returns, per path, the RIGHT-side lines of pr's diff a
+// comment may sit on, each with the index of its hunk.
+func Commentable(files []File) map[string]map[int]int {
+	out := map[string]map[int]int{}
+	for _, f := range files {
+		lines := map[int]int{}
+		parsed, err := diff.Parse([]byte("--- a/" + f.Path + "\n+++ b/" + f.Path + "\n" + f.Patch))
+		if err == nil && len(parsed) == 1 {
+			for hi, h := range parsed[0].Hunks {
+				for _, l := range h.Lines {
+					if l.Kind != diff.Deleted {
+						lines[l.NewNo] = hi
+					}
+				}
+			}
+		}
+		out[f.Path] = lines
+	}
+	return out
+}
+
+func (s *Server) pr(w http.ResponseWriter, r *http.Request) *PR {
+	if !s.authorize(w, r, false) {
+		return nil
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	s.mu.Lock()
+	p := s.prs[key(r.PathValue("owner"), r.PathValue("repo"), n)]
+	s.mu.Unlock()
+	if p == nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+	}
+	return p
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) prJSON(p *PR) map[string]any {
+	repo := func(owner, name, clone string) map[string]any {
+		return map[string]any{"name": name, "full_name": owner + "/" + name, "clone_url": clone, "owner": map[string]any{"login": owner}}
+	}
+	headOwner := p.Owner
+	if p.HeadCloneURL != p.BaseCloneURL {
+		headOwner = "fork-of-" + p.Owner
+	}
+	return map[string]any{
+		"number": p.Number, "title": p.Title, "body": p.Body, "draft": p.Draft, "state": "open",
+		"html_url": fmt.Sprintf("%s/%s/%s/pull/%d", s.URL, p.Owner, p.Repo, p.Number),
+		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main", "repo": repo(p.Owner, p.Repo, p.BaseCloneURL)},
+		"head":     map[string]any{"sha": p.HeadSHA, "ref": "topic", "repo": repo(headOwner, p.Repo, p.HeadCloneURL)},
+	}
+}
+
+func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
+	if p := s.pr(w, r); p != nil {
+		writeJSON(w, http.StatusOK, s.prJSON(p))
+	}
+}
+
+func (s *Server) listPRs(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	var out []map[string]any
+	for _, p := range s.prs {
+		if p.Owner == r.PathValue("owner") && p.Repo == r.PathValue("repo") {
+			out = append(out, s.prJSON(p))
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) listOrgRepos(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	seen := map[string]bool{}
+	out := []map[string]any{}
+	for _, p := range s.prs {
+		if p.Owner == r.PathValue("org") && !seen[p.Repo] {
+			seen[p.Repo] = true
+			out = append(out, map[string]any{"name": p.Repo, "full_name": p.Owner + "/" + p.Repo, "clone_url": p.BaseCloneURL, "owner": map[string]any{"login": p.Owner}})
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
+	p := s.pr(w, r)
+	if p == nil {
+		return
+	}
+	out := []map[string]any{}
+	for _, f := range p.Files {
+		out = append(out, map[string]any{"filename": f.Path, "status": f.Status, "patch": f.Patch})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// compare serves GET /compare/BASE...HEAD of a pull request's commits, as
+// JSON (files) or, with Accept: application/vnd.github.patch, the patches.
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	base, head, _ := strings.Cut(r.PathValue("spec"), "...")
+	s.mu.Lock()
+	var found *PR
+	for _, p := range s.prs {
+		if p.Owner == r.PathValue("owner") && p.Repo == r.PathValue("repo") && p.BaseSHA == base && p.HeadSHA == head {
+			found = p
+		}
+	}
+	s.mu.Unlock()
+	if found == nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), "patch") || strings.Contains(r.Header.Get("Accept"), "diff") {
+		w.Header().Set("Content-Type", "text/plain")
+		for _, f := range found.Files {
+			fmt.Fprintf(w, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s\n", f.Path, f.Path, f.Path, f.Path, strings.TrimRight(f.Patch, "\n"))
+		}
+		return
+	}
+	files := []map[string]any{}
+	for _, f := range found.Files {
+		files = append(files, map[string]any{"filename": f.Path, "status": f.Status, "patch": f.Patch})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ahead", "files": files})
+}
+
+// limit answers a pending secondary rate limit.
+func (s *Server) limit(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	hit := s.limitOne
+	if hit {
+		s.limitOne = false
+		s.limited++
+	}
+	s.mu.Unlock()
+	if hit {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusForbidden, map[string]string{
+			"message":           "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+			"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+		})
+	}
+	return hit
+}
+
+type draftComment struct {
+	Path      string `json:"path"`
+	Position  *int   `json:"position"`
+	Body      string `json:"body"`
+	Line      int    `json:"line"`
+	StartLine int    `json:"start_line"`
+	Side      string `json:"side"`
+	StartSide string `json:"start_side"`
+}
+
+func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
+	if s.limit(w) {
+		return
+	}
+	p := s.pr(w, r)
+	if p == nil {
+		return
+	}
+	var req struct {
+		CommitID string         `json:"commit_id"`
+		Body     string         `json:"body"`
+		Event    string         `json:"event"`
+		Comments []draftComment `json:"comments"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+		return
+	}
+	reject := func(msg string) {
+		s.mu.Lock()
+		s.rejected++
+		s.mu.Unlock()
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Unprocessable Entity", "errors": []string{msg}})
+	}
+	if req.CommitID != "" && req.CommitID != p.HeadSHA && len(req.Comments) > 0 {
+		// GitHub resolves lines against that commit's diff; this fake
+		// knows only the head's, and refuses rather than guess.
+		reject("commit_id is not the head of the pull request: its lines cannot be checked")
+		return
+	}
+	lines := Commentable(p.Files)
+	for _, c := range req.Comments {
+		if msg := check(lines, c); msg != "" {
+			reject(msg)
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	commit := req.CommitID
+	if commit == "" {
+		commit = p.HeadSHA
+	}
+	rv := Review{ID: s.nextID, Number: p.Number, CommitID: commit, Body: req.Body, Event: req.Event}
+	s.reviews = append(s.reviews, rv)
+	for _, c := range req.Comments {
+		s.nextID++
+		side := c.Side
+		if side == "" {
+			side = "RIGHT"
+		}
+		s.comments = append(s.comments, Comment{ID: s.nextID, ReviewID: rv.ID, Number: p.Number, CommitID: p.HeadSHA,
+			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, Body: c.Body})
+	}
+	writeJSON(w, http.StatusOK, reviewJSON(rv))
+}
+
+// check says why GitHub would refuse a comment ("" when it would not).
+func check(lines map[string]map[int]int, c draftComment) string {
+	if c.Position != nil {
+		return "position is not supported by this fake: use line and side"
+	}
+	file, ok := lines[c.Path]
+	if !ok {
+		return fmt.Sprintf("Path %q is not part of the pull request", c.Path)
+	}
+	if c.Side == "LEFT" || c.StartSide == "LEFT" {
+		return "Line could not be resolved: the LEFT side was not asked for"
+	}
+	hunk, ok := file[c.Line]
+	if c.Line <= 0 || !ok {
+		return fmt.Sprintf("Line %d of %s could not be resolved: it is not in the diff", c.Line, c.Path)
+	}
+	if c.StartLine != 0 {
+		sh, ok := file[c.StartLine]
+		if !ok || sh != hunk || c.StartLine > c.Line {
+			return fmt.Sprintf("Start line %d of %s must be in the same hunk as line %d", c.StartLine, c.Path, c.Line)
+		}
+	}
+	return ""
+}
+
+func reviewJSON(rv Review) map[string]any {
+	return map[string]any{"id": rv.ID, "body": rv.Body, "commit_id": rv.CommitID, "state": "COMMENTED"}
+}
+
+func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
+	if s.limit(w) {
+		return
+	}
+	if p := s.pr(w, r); p == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	var req struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.reviews {
+		if s.reviews[i].ID == id {
+			s.reviews[i].Body = req.Body
+			writeJSON(w, http.StatusOK, reviewJSON(s.reviews[i]))
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+}
+
+func (s *Server) getReview(w http.ResponseWriter, r *http.Request) {
+	if p := s.pr(w, r); p == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rv := range s.reviews {
+		if rv.ID == id {
+			writeJSON(w, http.StatusOK, reviewJSON(rv))
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+}
+
+// DeleteReview removes a review and its comments, as a person deleting it
+// on GitHub would.
+func (s *Server) DeleteReview(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reviews = slices.DeleteFunc(s.reviews, func(r Review) bool { return r.ID == id })
+	s.comments = slices.DeleteFunc(s.comments, func(c Comment) bool { return c.ReviewID == id })
+}
+
+func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
+	p := s.pr(w, r)
+	if p == nil {
+		return
+	}
+	out := []map[string]any{}
+	for _, rv := range s.Reviews(p.Number) {
+		out = append(out, reviewJSON(rv))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// state serves every review and comment posted, for a person checking a
+// trial by hand.
+func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": s.reviews, "comments": s.comments, "rejected": s.rejected, "rate_limited": s.limited})
+}
+
+func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
+	p := s.pr(w, r)
+	if p == nil {
+		return
+	}
+	out := []map[string]any{}
+	for _, c := range s.Comments(p.Number) {
+		out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "commit_id": c.CommitID,
+			"path": c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

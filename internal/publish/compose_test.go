@@ -1,0 +1,74 @@
+package publish
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
+)
+
+// anchors: a.go has hunks over lines 1-4 (index 0) and 20-22 (index 1).
+var testAnchors = Anchors{"a.go": {1: 0, 2: 0, 3: 0, 4: 0, 20: 1, 21: 1, 22: 1}}
+
+func TestAnchorsRange(t *testing.T) {
+	for _, tc := range []struct {
+		start, end, from, to int
+		ok                   bool
+	}{
+		{2, 3, 2, 3, true},
+		{3, 2, 2, 3, true},    // reversed
+		{3, 21, 21, 21, true}, // across hunks: the end line alone
+		{3, 30, 3, 3, true},   // the end is outside: the start alone
+		{10, 12, 0, 0, false}, // between hunks
+		{0, 0, 0, 0, false},   // no line
+	} {
+		from, to, ok := testAnchors.Range("a.go", tc.start, tc.end)
+		if from != tc.from || to != tc.to || ok != tc.ok {
+			t.Errorf("Range(%d, %d) = %d, %d, %v; want %d, %d, %v", tc.start, tc.end, from, to, ok, tc.from, tc.to, tc.ok)
+		}
+	}
+	if _, _, ok := testAnchors.Range("b.go", 1, 1); ok {
+		t.Error("a file outside the pull request is commentable")
+	}
+}
+
+func TestSuggestionOnlyForContiguousReplacement(t *testing.T) {
+	base := review.Finding{File: "a.go", LineStart: 2, LineEnd: 2, RiskType: "correctness", Severity: review.High, Description: "d"}
+	for _, tc := range []struct {
+		name, fix string
+		want      bool
+	}{
+		{"one hunk over commentable lines", "@@ -2,2 +2,1 @@\n-x\n-y\n+z\n", true},
+		{"two hunks", "@@ -2,1 +2,1 @@\n-x\n+z\n@@ -20,1 +20,1 @@\n-p\n+q\n", false},
+		{"pure insertion", "@@ -2,0 +3,1 @@\n+z\n", false},
+		{"lines outside the diff", "@@ -8,1 +8,1 @@\n-x\n+z\n", false},
+		{"malformed", "not a diff", false},
+	} {
+		f := base
+		f.Fix = tc.fix
+		p := MakePlan([]render.Finding{{Finding: f}}, testAnchors, nil, nil, true)
+		if len(p.Inline) != 1 {
+			t.Fatalf("%s: %d inline comments, want 1", tc.name, len(p.Inline))
+		}
+		if got := strings.Contains(p.Inline[0].Body, "```suggestion"); got != tc.want {
+			t.Errorf("%s: suggestion block %v, want %v:\n%s", tc.name, got, tc.want, p.Inline[0].Body)
+		}
+	}
+}
+
+func TestFingerprintIgnoresLinesAndWording(t *testing.T) {
+	a := review.Finding{File: "./a.go", LineStart: 3, RiskType: "security", Description: "Token leaks, here!"}
+	b := review.Finding{File: "a.go", LineStart: 30, RiskType: "security", Description: "token   leaks,  here!"}
+	if Fingerprint(a) != Fingerprint(b) {
+		t.Error("the same finding moved down has another fingerprint")
+	}
+	c := b
+	c.RiskType = "correctness"
+	if Fingerprint(c) == Fingerprint(b) {
+		t.Error("another risk type has the same fingerprint")
+	}
+	if fp := Fingerprint(a); fingerprintIn("text\n"+findingMarker(fp)) != fp {
+		t.Error("a comment's marker does not give back its fingerprint")
+	}
+}

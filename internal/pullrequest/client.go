@@ -1,0 +1,171 @@
+package pullrequest
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v84/github"
+
+	"github.com/reviewfleet/reviewfleet/internal/config"
+)
+
+// Clients builds API clients for repositories: with a token
+// (GITHUB_TOKEN), or as a GitHub App with an installation token per
+// installation, cached until shortly before it expires.
+type Clients struct {
+	cfg    config.GitHub
+	token  string
+	key    *rsa.PrivateKey
+	client *http.Client
+
+	mu     sync.Mutex
+	tokens map[string]*github.InstallationToken // by API URL and installation id
+	// sleep replaces the wait between rate-limited attempts (tests).
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// NewClients reads the App's private key when one is configured; token is
+// used otherwise (it may be empty for public repositories). hc is the
+// HTTP client underneath (nil: http.DefaultClient's transport).
+func NewClients(cfg config.GitHub, token string, hc *http.Client) (*Clients, error) {
+	c := &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{}, sleep: sleepCtx}
+	if cfg.AppID != 0 || cfg.AppPrivateKeyFile != "" {
+		if cfg.AppID == 0 || cfg.AppPrivateKeyFile == "" {
+			return nil, errors.New("github: a GitHub App needs both app_id and app_private_key_file")
+		}
+		pemBytes, err := os.ReadFile(cfg.AppPrivateKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("read the GitHub App private key: %w", err)
+		}
+		if c.key, err = ParsePrivateKey(pemBytes); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// WithSleep replaces how the clients wait before retrying a rate-limited
+// request (tests).
+func (c *Clients) WithSleep(fn func(ctx context.Context, d time.Duration) error) *Clients {
+	c.sleep = fn
+	return c
+}
+
+// ParsePrivateKey reads an RSA key in PEM (PKCS#1, as GitHub issues it, or
+// PKCS#8).
+func ParsePrivateKey(data []byte) (*rsa.PrivateKey, error) {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("github app private key: no PEM block")
+	}
+	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return k, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("github app private key: %w", err)
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, errors.New("github app private key: not an RSA key")
+	}
+	return rk, nil
+}
+
+// newClient is a client of the API at apiURL authenticated by token.
+func (c *Clients) newClient(apiURL, token string) (*github.Client, error) {
+	base := http.DefaultTransport
+	if c.client != nil && c.client.Transport != nil {
+		base = c.client.Transport
+	}
+	hc := &http.Client{Transport: &retryTransport{base: base, max: c.cfg.MaxRetries, maxWait: c.cfg.MaxRetryWait, sleep: c.sleep}}
+	if c.client != nil {
+		hc.Timeout = c.client.Timeout
+	}
+	gc := github.NewClient(hc)
+	if token != "" {
+		gc = gc.WithAuthToken(token)
+	}
+	if !strings.HasSuffix(apiURL, "/") {
+		apiURL += "/"
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return nil, fmt.Errorf("github api url %q: %w", apiURL, err)
+	}
+	gc.BaseURL = u
+	return gc, nil
+}
+
+// For returns a client for owner/repo on host and the name of the lock
+// that serialises writes through its installation (one writer per
+// installation: GitHub's secondary limits count per installation).
+func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Client, string, error) {
+	apiURL := APIURLFor(c.cfg.APIURL, host)
+	if c.key == nil {
+		gc, err := c.newClient(apiURL, c.token)
+		return gc, "github-writer:" + host + "/" + strings.ToLower(owner), err
+	}
+	jwt, err := AppJWT(c.cfg.AppID, c.key, time.Now())
+	if err != nil {
+		return nil, "", err
+	}
+	appClient, err := c.newClient(apiURL, jwt)
+	if err != nil {
+		return nil, "", err
+	}
+	id := c.cfg.InstallationID
+	if id == 0 {
+		inst, _, err := appClient.Apps.FindRepositoryInstallation(ctx, owner, repo)
+		if err != nil {
+			return nil, "", fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, err)
+		}
+		id = inst.GetID()
+	}
+	key := fmt.Sprintf("%s#%d", apiURL, id)
+	c.mu.Lock()
+	tok := c.tokens[key]
+	c.mu.Unlock()
+	if tok == nil || time.Until(tok.GetExpiresAt().Time) < 5*time.Minute {
+		if tok, _, err = appClient.Apps.CreateInstallationToken(ctx, id, nil); err != nil {
+			return nil, "", fmt.Errorf("create a token for GitHub App installation %d: %w", id, err)
+		}
+		c.mu.Lock()
+		c.tokens[key] = tok
+		c.mu.Unlock()
+	}
+	gc, err := c.newClient(apiURL, tok.GetToken())
+	return gc, fmt.Sprintf("github-writer:%s:installation:%d", host, id), err
+}
+
+// AppJWT is the JSON Web Token (RS256) a GitHub App authenticates with:
+// issued a minute in the past against clock drift, valid nine minutes.
+func AppJWT(appID int64, key *rsa.PrivateKey, now time.Time) (string, error) {
+	enc := base64.RawURLEncoding
+	header, _ := json.Marshal(map[string]string{"alg": "RS256", "typ": "JWT"})
+	claims, _ := json.Marshal(map[string]int64{
+		"iat": now.Add(-time.Minute).Unix(), "exp": now.Add(9 * time.Minute).Unix(), "iss": appID,
+	})
+	signing := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
+	sum := sha256.Sum256([]byte(signing))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		return "", fmt.Errorf("sign the GitHub App JWT: %w", err)
+	}
+	return signing + "." + enc.EncodeToString(sig), nil
+}

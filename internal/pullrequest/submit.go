@@ -1,0 +1,49 @@
+package pullrequest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// Request is the review of a pull request: its base commit against its
+// head commit in the base repository, the head fetched from the fork when
+// it comes from one, its purpose the title and description. Its change
+// line is the pull request, so a review of a later push builds on the
+// newest finished review of an earlier one and re-reviews only what changed.
+func Request(info Info) submit.Request {
+	req := submit.Request{Repo: info.BaseCloneURL, Base: info.BaseSHA, Head: info.HeadSHA, Purpose: info.Purpose(),
+		ChangeKey: ChangeKey(info.PullRequest)}
+	if info.HeadCloneURL != info.BaseCloneURL {
+		req.HeadRepo = info.HeadCloneURL
+	}
+	return req
+}
+
+// Submitter submits a review (*app.App).
+type Submitter interface {
+	Submit(ctx context.Context, req submit.Request) (string, error)
+}
+
+// ChangeKey names a pull request's change line: the same for every push.
+func ChangeKey(pr store.PullRequest) string {
+	return fmt.Sprintf("pr:%s/%s/%s#%d", pr.Host, pr.Owner, pr.Repo, pr.Number)
+}
+
+// Submit submits the review of a pull request and records which pull
+// request and head commit it reviews. since names an earlier review to
+// build on; empty takes the newest finished one of the pull request.
+func Submit(ctx context.Context, sub Submitter, st *store.Store, info Info, since string) (string, error) {
+	req := Request(info)
+	req.Since = since
+	id, err := sub.Submit(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("review pull request %s: %w", info.PullRequest, err)
+	}
+	if err := st.SetReviewPullRequest(ctx, id, info.PullRequest); err != nil {
+		return id, err
+	}
+	return id, nil
+}

@@ -1,0 +1,175 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/go-github/v84/github"
+
+	"github.com/reviewfleet/reviewfleet/internal/publish"
+	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// staleWork is how long a delivery may stay "working" before another
+// processor takes it over (its processor died).
+const staleWork = 10 * time.Minute
+
+// Processor submits the reviews of stored deliveries and posts them.
+type Processor struct {
+	Store   *store.Store
+	Clients *pullrequest.Clients
+	// Submitter submits reviews on the fleet (*app.App).
+	Submitter pullrequest.Submitter
+	// IgnorePaths skip a pull request all of whose files match.
+	IgnorePaths []string
+	// Poster posts ended reviews of deliveries marked for posting (nil:
+	// never post).
+	Poster *publish.Poster
+	// Interval is how often the processor looks for work without a nudge
+	// (default 5s).
+	Interval time.Duration
+	Log      *slog.Logger
+
+	once  sync.Once
+	nudge chan struct{}
+}
+
+// Nudge wakes the processor up (a delivery was stored).
+func (p *Processor) Nudge() {
+	select {
+	case p.wake() <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Processor) wake() chan struct{} {
+	p.once.Do(func() { p.nudge = make(chan struct{}, 1) })
+	return p.nudge
+}
+
+// Run processes deliveries until ctx ends.
+func (p *Processor) Run(ctx context.Context) error {
+	wake := p.wake()
+	every := p.Interval
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		p.Drain(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-t.C:
+		}
+	}
+}
+
+// Drain processes every delivery waiting, then posts every ended review
+// waiting to be posted.
+func (p *Processor) Drain(ctx context.Context) {
+	for ctx.Err() == nil {
+		d, err := p.Store.ClaimDelivery(ctx, staleWork)
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			p.log().Warn("claim webhook delivery", "err", err)
+			break
+		}
+		status, reviewID, note := p.process(ctx, d)
+		if err := p.Store.FinishDelivery(context.WithoutCancel(ctx), d.ID, status, reviewID, note); err != nil {
+			p.log().Warn("finish webhook delivery", "delivery", d.ID, "err", err)
+		}
+	}
+	if p.Poster == nil || ctx.Err() != nil {
+		return
+	}
+	ds, err := p.Store.DeliveriesToPost(ctx, 20)
+	if err != nil {
+		p.log().Warn("list reviews to post", "err", err)
+		return
+	}
+	for _, d := range ds {
+		status, note := store.DeliveryPosted, ""
+		res, err := p.Poster.Post(ctx, d.ReviewID)
+		if err != nil {
+			status, note = store.DeliveryFailed, "post: "+err.Error()
+			p.log().Warn("post review", "delivery", d.ID, "review", d.ReviewID, "err", err)
+		} else {
+			note = fmt.Sprintf("github review %d", res.GitHubReviewID)
+		}
+		if err := p.Store.FinishDelivery(context.WithoutCancel(ctx), d.ID, status, "", note); err != nil {
+			p.log().Warn("finish webhook delivery", "delivery", d.ID, "err", err)
+		}
+	}
+}
+
+// process submits one delivery's review; it returns the delivery's new
+// status, the review and a note.
+func (p *Processor) process(ctx context.Context, d store.Delivery) (status, reviewID, note string) {
+	gc, _, err := p.Clients.For(ctx, d.PR.Host, d.PR.Owner, d.PR.Repo)
+	if err != nil {
+		return store.DeliveryFailed, "", err.Error()
+	}
+	info, err := pullrequest.Get(ctx, gc, d.PR)
+	if err != nil {
+		return store.DeliveryFailed, "", err.Error()
+	}
+	info.Host = d.PR.Host
+	switch {
+	case info.Draft:
+		return store.DeliverySkipped, "", "draft"
+	case info.State != "" && info.State != "open":
+		return store.DeliverySkipped, "", "pull request " + info.State
+	}
+	if len(p.IgnorePaths) > 0 {
+		files, err := pullrequest.Files(ctx, gc, d.PR)
+		if err != nil {
+			return store.DeliveryFailed, "", err.Error()
+		}
+		if len(files) > 0 && allIgnored(files, p.IgnorePaths) {
+			return store.DeliverySkipped, "", "every changed file is in webhook.ignore_paths"
+		}
+	}
+	id, err := pullrequest.Submit(ctx, p.Submitter, p.Store, info, "")
+	if err != nil {
+		return store.DeliveryFailed, id, err.Error()
+	}
+	p.log().Info("review submitted", "delivery", d.ID, "pr", info.PullRequest.String(), "head", info.HeadSHA, "review", id)
+	return store.DeliverySubmitted, id, ""
+}
+
+// allIgnored reports whether every file (and a rename's old path)
+// matches one of the globs.
+func allIgnored(files []*github.CommitFile, globs []string) bool {
+	match := func(name string) bool {
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(g, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range files {
+		if !match(f.GetFilename()) || (f.GetPreviousFilename() != "" && !match(f.GetPreviousFilename())) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Processor) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.Default()
+	}
+	return p.Log
+}
