@@ -159,7 +159,7 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		dsn = pg.DSN()
 	}
 	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout,
-		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.ChildOnly()), otelpgx.WithTrimSQLInSpanName(), otelpgx.WithDisableAcquireTracer())}
+		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.ChildOnly()), otelpgx.WithDisableAcquireTracer())}
 	if a.skipSchemaCheck {
 		pool.StatementTimeout = 0 // the migrate command: a migration may take long
 	}

@@ -194,7 +194,7 @@ func waitListening(t *testing.T, addr func() string) {
 func attr(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

@@ -29,10 +29,10 @@ func (c *Client) startSpan(ctx context.Context, r *request) (context.Context, tr
 		attribute.String("reviewfleet.stage", r.meta.Stage),
 		attribute.String("reviewfleet.item_key", r.meta.ItemKey),
 	}
-	if r.req.MaxCompletionTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.request.max_tokens", r.req.MaxCompletionTokens))
-	} else if r.req.MaxTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.request.max_tokens", r.req.MaxTokens))
+	//lint:ignore SA1019 max_tokens is what most OpenAI-compatible servers accept; reasoning models get max_completion_tokens
+	legacy := r.req.MaxTokens
+	if n := max(r.req.MaxCompletionTokens, legacy); n > 0 {
+		attrs = append(attrs, attribute.Int("gen_ai.request.max_tokens", n))
 	}
 	if r.req.Temperature != 0 {
 		attrs = append(attrs, attribute.Float64("gen_ai.request.temperature", float64(r.req.Temperature)))
