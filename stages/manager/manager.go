@@ -52,9 +52,9 @@ type Decision struct {
 //  3. near-duplicates (same file and risk type, ranges within
 //     cfg.MergeLineDistance, description token Jaccard ≥ cfg.MergeSimilarity)
 //     are merged, transitively, into the highest-scored member of their group
-//     (ties: lowest ID); the survivor's confidence is not changed;
+//     (ties: see better); the survivor's confidence is not changed;
 //  4. the remaining findings are kept greedily by descending score (ties:
-//     lowest ID) while their file, their risk type and the total are all under
+//     see better) while their file, their risk type and the total are all under
 //     their caps; the others are dropped with the cap that stopped them.
 //
 // File paths are compared after cleaning ("./a/b.go" and "/a/b.go" match
@@ -116,9 +116,17 @@ type candidate struct {
 }
 
 // better orders candidates from most to least worth keeping: higher score,
-// then lower ID, then earlier input position.
+// then by place and text (file, lines, risk type, description), then lower
+// ID, then earlier input position. Place and text come before the ID
+// because IDs follow the order parallel intent items finished in: ties
+// broken by ID would keep different findings in two runs of the same
+// review, and a replay would ask about findings the recording never saw.
 func better(a, b *candidate) int {
 	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end),
+		cmp.Compare(a.riskType, b.riskType), cmp.Compare(a.text, b.text)); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.id, b.id); c != 0 {

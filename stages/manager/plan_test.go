@@ -213,8 +213,8 @@ func TestPlanMerge(t *testing.T) {
 		{
 			name: "similarity exactly at the threshold merges",
 			findings: []review.Finding{
-				mk(1, "a.go", 10, 10, desc("alpha beta gamma")),
-				mk(2, "a.go", 10, 10, desc("alpha beta delta")),
+				mk(1, "a.go", 10, 10, desc("alpha beta delta")),
+				mk(2, "a.go", 10, 10, desc("alpha beta gamma")),
 			},
 			want: map[int64]want{1: active, 2: mergedInto(1)},
 		},
@@ -323,13 +323,14 @@ func TestPlanCaps(t *testing.T) {
 			want: map[int64]want{1: dropped(ReasonCapTotal), 2: active},
 		},
 		{
-			name: "equal scores: lower ID kept",
+			name: "equal scores: the earlier place is kept, whatever the IDs",
 			findings: []review.Finding{
-				mk(9, "a.go", 10, 10),
-				mk(4, "b.go", 10, 10),
+				mk(9, "b.go", 10, 10),
+				mk(4, "c.go", 10, 10),
+				mk(7, "a.go", 10, 10),
 			},
 			cfg:  func(c *Config) { c.MaxTotal = 1 },
-			want: map[int64]want{9: dropped(ReasonCapTotal), 4: active},
+			want: map[int64]want{9: dropped(ReasonCapTotal), 4: dropped(ReasonCapTotal), 7: active},
 		},
 		{
 			name: "zero and negative caps mean no cap",

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -65,11 +66,25 @@ func randomConfig(rng *rand.Rand) Config {
 }
 
 // ahead reports whether decision a ranks before b in the caps order.
-func ahead(a, b Decision) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
+// aheadIn ranks decisions as Plan does: higher score, then by place and
+// text (file, lines, risk type, description), then lower ID.
+func aheadIn(findings []review.Finding) func(a, b Decision) bool {
+	byID := make(map[int64]review.Finding, len(findings))
+	for _, f := range findings {
+		byID[f.ID] = f
 	}
-	return a.FindingID < b.FindingID
+	return func(a, b Decision) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		fa, fb := byID[a.FindingID], byID[b.FindingID]
+		if c := cmp.Or(cmp.Compare(cleanPath(fa.File), cleanPath(fb.File)), cmp.Compare(a.LineStart, b.LineStart),
+			cmp.Compare(a.LineEnd, b.LineEnd), cmp.Compare(fa.RiskType, fb.RiskType),
+			cmp.Compare(fa.Description, fb.Description)); c != 0 {
+			return c < 0
+		}
+		return a.FindingID < b.FindingID
+	}
 }
 
 func TestPlanProperties(t *testing.T) {
@@ -92,6 +107,7 @@ func TestPlanProperties(t *testing.T) {
 		findings, changed := randomCase(rng, 1+rng.IntN(120))
 		cfg := randomConfig(rng)
 		decisions := Plan(findings, changed, cfg)
+		ahead := aheadIn(findings)
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("seed %d, cfg %+v: %s", seed, cfg, fmt.Sprintf(format, args...))
