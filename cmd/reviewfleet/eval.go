@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -296,36 +295,18 @@ func reviewCase(ctx context.Context, a *app.App, req submit.Request, progOut io.
 	}
 	waitCtx, stopWaiting := context.WithCancelCause(ctx)
 	defer stopWaiting(nil)
-	var wg sync.WaitGroup
-	fleetCtx, cancelFleet := context.WithCancel(context.WithoutCancel(ctx))
-	defer func() { cancelFleet(); wg.Wait() }()
-	if a.LocalRedis {
-		wcfg := a.Cfg.Worker
-		wcfg.HealthAddr = ""
-		wcfg.ShutdownTimeout = 2 * time.Second
-		w, err := a.NewWorker(wcfg)
-		if err != nil {
-			return id, nil, err
-		}
-		rec := a.Reconciler()
-		rec.Only = id
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			if err := w.Run(fleetCtx); err != nil {
-				stopWaiting(fmt.Errorf("in-process worker: %w", err))
-			}
-		}()
-		go func() { defer wg.Done(); _ = rec.Run(fleetCtx, time.Second) }()
+	stopFleet, err := startLocalFleet(ctx, a, id, stopWaiting)
+	if err != nil {
+		return id, nil, err
 	}
+	defer stopFleet()
 	r, err := progress.Wait(waitCtx, a.Store, id, io.Discard, a.Cfg.Scheduler.ReviewTimeout)
 	if err != nil {
 		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
 		}
 		if a.LocalRedis {
-			cancelFleet()
-			wg.Wait()
+			stopFleet()
 			bg := context.WithoutCancel(ctx)
 			if _, ferr := a.Store.FailReview(bg, id, "stopped: the eval command running its in-process worker ended ("+err.Error()+")"); ferr == nil {
 				a.StoreFailureReport(bg, id)

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
-	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/config"
@@ -168,32 +166,11 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			}
 		}()
 	}
-	var wg sync.WaitGroup
-	fleetCtx, cancelFleet := context.WithCancel(context.WithoutCancel(ctx))
-	var once sync.Once
-	stopFleet := func() { once.Do(func() { cancelFleet(); wg.Wait() }) }
-	defer stopFleet()
-	if a.LocalRedis {
-		wcfg := a.Cfg.Worker
-		wcfg.HealthAddr = ""
-		// When the command ends early, in-flight tasks get a moment, not
-		// the fleet's full grace period: nothing will pick them up again.
-		wcfg.ShutdownTimeout = 2 * time.Second
-		w, err := a.NewWorker(wcfg)
-		if err != nil {
-			return err
-		}
-		rec := a.Reconciler()
-		rec.Only = id
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			if err := w.Run(fleetCtx); err != nil {
-				stopWaiting(fmt.Errorf("in-process worker: %w", err))
-			}
-		}()
-		go func() { defer wg.Done(); _ = rec.Run(fleetCtx, time.Second) }()
+	stopFleet, err := startLocalFleet(ctx, a, id, stopWaiting)
+	if err != nil {
+		return err
 	}
+	defer stopFleet()
 
 	var progOut io.Writer = stderr
 	if *quiet {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/app"
+)
+
+// startLocalFleet makes this command the fleet of review id when a runs on
+// an in-process Redis: a worker and a reconciler scoped to the review run
+// until the returned stop is called (safe to call more than once; it waits
+// for both). A worker that cannot run is reported to fail. With a real
+// fleet it starts nothing and stop does nothing.
+func startLocalFleet(ctx context.Context, a *app.App, id string, fail func(error)) (stop func(), err error) {
+	if !a.LocalRedis {
+		return func() {}, nil
+	}
+	wcfg := a.Cfg.Worker
+	wcfg.HealthAddr = ""
+	// When the command ends early, in-flight tasks get a moment, not the
+	// fleet's full grace period: nothing will pick them up again.
+	wcfg.ShutdownTimeout = 2 * time.Second
+	w, err := a.NewWorker(wcfg)
+	if err != nil {
+		return nil, err
+	}
+	rec := a.Reconciler()
+	rec.Only = id
+	fleetCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := w.Run(fleetCtx); err != nil {
+			fail(fmt.Errorf("in-process worker: %w", err))
+		}
+	}()
+	go func() { defer wg.Done(); _ = rec.Run(fleetCtx, time.Second) }()
+	var once sync.Once
+	return func() { once.Do(func() { cancel(); wg.Wait() }) }, nil
+}
