@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
@@ -65,7 +66,7 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if addr := a.Cfg.Scheduler.HealthAddr; addr != "" {
-		hs, err := health.StartWithMetrics(addr, false, a.Ready, a.MetricsHandler(true), a.Log)
+		hs, err := health.StartWithMetrics(addr, addr == config.DefaultSchedulerHealthAddr, a.Ready, a.MetricsHandler(true), a.Log)
 		if err != nil {
 			return err
 		}

@@ -363,6 +363,9 @@ type Worker struct {
 // DefaultHealthAddr is worker.health_addr's default.
 const DefaultHealthAddr = ":8081"
 
+// DefaultSchedulerHealthAddr is scheduler.health_addr's default.
+const DefaultSchedulerHealthAddr = ":8082"
+
 // Scheduler configures the reconciler.
 type Scheduler struct {
 	Interval      time.Duration `yaml:"interval"`       // default 10s
@@ -374,8 +377,9 @@ type Scheduler struct {
 	// EnqueueParallelism is how many enqueues run at once while restoring
 	// a batch (default 16).
 	EnqueueParallelism int `yaml:"enqueue_parallelism"`
-	// HealthAddr serves the scheduler's /livez and /readyz (default ""
-	// disabled; e.g. ":8082").
+	// HealthAddr serves the scheduler's /livez, /readyz and /metrics
+	// (default ":8082", a free port when that one is taken; empty
+	// disables).
 	HealthAddr string `yaml:"health_addr"`
 	// Schedules are bulk reviews run on a cron schedule (default none).
 	Schedules []Schedule `yaml:"schedules"`
@@ -436,7 +440,7 @@ func Default() Config {
 		Database: Database{StatementTimeout: 30 * time.Second},
 		Scheduler: Scheduler{
 			Interval: 10 * time.Second, RequeueAfter: 30 * time.Second, ReviewTimeout: 30 * time.Minute,
-			BatchSize: 2000, EnqueueParallelism: 16,
+			BatchSize: 2000, EnqueueParallelism: 16, HealthAddr: DefaultSchedulerHealthAddr,
 		},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
 		Snapshot:  Snapshot{MaxBytes: 2 << 30},
