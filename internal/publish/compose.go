@@ -207,6 +207,20 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(rep.ConfigWarnings) > 0 {
+		b.WriteString("**Invalid repository configuration**, ignored (the review used the defaults for it):\n")
+		for _, w := range rep.ConfigWarnings {
+			loc := w.File
+			if w.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", w.File, w.Line)
+			}
+			fmt.Fprintf(&b, "- `%s`: %s\n", loc, oneLine(w.Message))
+		}
+		b.WriteString("\n")
+	}
+	if n := len(rep.Resolved); n > 0 {
+		fmt.Fprintf(&b, "Resolved since the previous review: %d finding(s).\n\n", n)
+	}
 	fmt.Fprintf(&b, "Cost: $%.4f over %d LLM calls.\n", rep.Usage.Cost, rep.Usage.LLMCalls)
 	if note != "" {
 		fmt.Fprintf(&b, "\n%s\n", note)

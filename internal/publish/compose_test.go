@@ -72,3 +72,21 @@ func TestFingerprintIgnoresLinesAndWording(t *testing.T) {
 		t.Error("a comment's marker does not give back its fingerprint")
 	}
 }
+
+// The summary says which repository configuration files were invalid and
+// ignored, with their lines, and how many findings were resolved.
+func TestSummaryReportsConfigWarningsAndResolved(t *testing.T) {
+	rep := &render.Report{
+		ConfigWarnings: []render.ConfigWarning{{File: "svc/.reviewfleet.yaml", Line: 4, Message: "field ignroe not found"}},
+		Resolved:       []render.Finding{{Finding: review.Finding{File: "a.go", LineStart: 3}}},
+	}
+	body := Summary(rep, "0123456789abcdef", Plan{}, "")
+	for _, want := range []string{"`svc/.reviewfleet.yaml:4`: field ignroe not found", "Resolved since the previous review: 1"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("summary lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(Summary(&render.Report{}, "0123", Plan{}, ""), "repository configuration") {
+		t.Error("a summary without warnings mentions the repository configuration")
+	}
+}
