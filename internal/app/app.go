@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	}
 	a.Snapshots = &snapshot.Cache{
 		Dir: cache, Store: a.Store, MaxBytes: cfg.Snapshot.MaxBytes, TokenFile: cfg.Snapshot.GitTokenFile, Log: a.Log,
+		HostTokens: gitHubCloneToken(cfg.GitHub.APIURL, os.Getenv("GITHUB_TOKEN")),
 		Retryable: func(ctx context.Context) bool {
 			n, ok := asynq.GetRetryCount(ctx)
 			limit, ok2 := asynq.GetMaxRetry(ctx)
@@ -348,4 +350,21 @@ func (a *App) endpoints() []llm.Endpoint {
 		out = append(out, ep)
 	}
 	return out
+}
+
+// gitHubCloneToken lets GITHUB_TOKEN clone the repositories of the GitHub
+// that apiURL serves (github.com for api.github.com, the host itself for
+// GitHub Enterprise), so that `review --pr` of a private repository needs
+// one token; other hosts never see it. nil without a token.
+func gitHubCloneToken(apiURL, token string) map[string]string {
+	token = strings.TrimSpace(token)
+	u, err := url.Parse(apiURL)
+	if token == "" || err != nil || u.Host == "" {
+		return nil
+	}
+	host := strings.ToLower(u.Host)
+	if host == "api.github.com" {
+		host = "github.com"
+	}
+	return map[string]string{host: token}
 }

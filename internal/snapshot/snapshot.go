@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,11 @@ type Cache struct {
 	// (a mounted secret, read at each fetch so a rotated token is picked
 	// up). TokenEnv, when set, takes precedence.
 	TokenFile string
+	// HostTokens are tokens for the https remotes of one host each (the
+	// host as in the URL, e.g. "github.com": GITHUB_TOKEN for the GitHub
+	// the pull requests come from). A token of TokenEnv or TokenFile, which
+	// apply to every host, comes first.
+	HostTokens map[string]string
 	// Log receives fetch fallbacks and evictions (optional).
 	Log *slog.Logger
 	// Retryable, when set, reports whether the task asking for a snapshot
@@ -216,6 +222,11 @@ func (c *Cache) Remote(raw string) (gitsrc.Remote, error) {
 	}
 	if remote.Token == "" {
 		remote.Token = c.token()
+	}
+	if remote.Token == "" && strings.HasPrefix(remote.URL, "https://") {
+		if u, err := url.Parse(remote.URL); err == nil {
+			remote.Token = c.HostTokens[strings.ToLower(u.Host)]
+		}
 	}
 	return remote, nil
 }
