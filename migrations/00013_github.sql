@@ -49,6 +49,8 @@ CREATE TABLE webhook_deliveries (
         CHECK (status IN ('pending', 'working', 'submitted', 'skipped', 'failed', 'posted')),
     review_id   uuid,
     note        text NOT NULL DEFAULT '',   -- why it was skipped or failed
+    attempts    integer NOT NULL DEFAULT 0, -- failed tries of its current step (submit, then post)
+    not_before  timestamptz NOT NULL DEFAULT now(), -- a failed try waits until then
     received_at timestamptz NOT NULL DEFAULT now(),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );

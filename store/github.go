@@ -161,7 +161,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, stale time.Duration) (Deliver
 	d, err := scanDelivery(s.pool.QueryRow(ctx, `
 		UPDATE webhook_deliveries SET status = 'working', updated_at = now()
 		WHERE id = (SELECT id FROM webhook_deliveries
-			WHERE status = 'pending' OR (status = 'working' AND updated_at < now() - $1::interval)
+			WHERE (status = 'pending' AND not_before <= now()) OR (status = 'working' AND updated_at < now() - $1::interval)
 			ORDER BY received_at LIMIT 1 FOR UPDATE SKIP LOCKED)
 		RETURNING `+deliveryColumns, stale.String()))
 	if err != nil {
@@ -179,12 +179,31 @@ func (s *Store) FinishDelivery(ctx context.Context, id, status, reviewID, note s
 	if reviewID != "" {
 		rid = reviewID
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, review_id = coalesce($3::uuid, review_id), note = $4, updated_at = now() WHERE id = $1`,
+	_, err := s.pool.Exec(ctx, `UPDATE webhook_deliveries SET status = $2, review_id = coalesce($3::uuid, review_id), note = $4,
+		attempts = 0, not_before = now(), updated_at = now() WHERE id = $1`,
 		id, status, rid, note)
 	if err != nil {
 		return fmt.Errorf("update webhook delivery %s: %w", id, translate(err))
 	}
 	return nil
+}
+
+// RetryDelivery records a failed try of a delivery's current step: the
+// delivery goes back to status (pending to submit again, submitted to post
+// again) after backoff doubled per earlier failure, or, once it has failed
+// maxAttempts times, to failed. It returns the status set.
+func (s *Store) RetryDelivery(ctx context.Context, id, status, note string, maxAttempts int, backoff time.Duration) (string, error) {
+	var set string
+	err := s.pool.QueryRow(ctx, `
+		UPDATE webhook_deliveries SET attempts = attempts + 1,
+			status = CASE WHEN attempts + 1 >= $3 THEN 'failed' ELSE $2 END,
+			not_before = now() + make_interval(secs => $4 * power(2, least(attempts, 16))),
+			note = $5, updated_at = now()
+		WHERE id = $1 RETURNING status`, id, status, maxAttempts, backoff.Seconds(), note).Scan(&set)
+	if err != nil {
+		return "", fmt.Errorf("schedule webhook delivery %s again: %w", id, translate(err))
+	}
+	return set, nil
 }
 
 // GetDelivery returns a delivery, or ErrNotFound.
@@ -201,7 +220,7 @@ func (s *Store) GetDelivery(ctx context.Context, id string) (Delivery, error) {
 func (s *Store) DeliveriesToPost(ctx context.Context, limit int) ([]Delivery, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT `+deliveryColumnsD+` FROM webhook_deliveries d JOIN reviews r ON r.id = d.review_id
-		WHERE d.status = 'submitted' AND d.post AND r.status IN ('done', 'failed')
+		WHERE d.status = 'submitted' AND d.post AND d.not_before <= now() AND r.status IN ('done', 'failed')
 		ORDER BY d.received_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook deliveries to post: %w", translate(err))

@@ -20,6 +20,13 @@ import (
 // processor takes it over (its processor died).
 const staleWork = 10 * time.Minute
 
+// Defaults of Processor.MaxAttempts and Processor.RetryAfter: a step that
+// fails is tried again after 30 s, 1 min, 2 min and 4 min, then given up.
+const (
+	defaultMaxAttempts = 5
+	defaultRetryAfter  = 30 * time.Second
+)
+
 // Processor submits the reviews of stored deliveries and posts them.
 type Processor struct {
 	Store   *store.Store
@@ -34,7 +41,13 @@ type Processor struct {
 	// Interval is how often the processor looks for work without a nudge
 	// (default 5s).
 	Interval time.Duration
-	Log      *slog.Logger
+	// MaxAttempts is how many times submitting, and then posting, a
+	// delivery's review is tried before the delivery fails (default 5);
+	// RetryAfter is the wait after the first failure, doubled after each
+	// (default 30s). GitHub or the fleet being briefly away loses nothing.
+	MaxAttempts int
+	RetryAfter  time.Duration
+	Log         *slog.Logger
 
 	once  sync.Once
 	nudge chan struct{}
@@ -86,6 +99,10 @@ func (p *Processor) Drain(ctx context.Context) {
 			break
 		}
 		status, reviewID, note := p.process(ctx, d)
+		if status == store.DeliveryFailed && reviewID == "" {
+			p.retry(ctx, d, store.DeliveryPending, note)
+			continue
+		}
 		if err := p.Store.FinishDelivery(context.WithoutCancel(ctx), d.ID, status, reviewID, note); err != nil {
 			p.log().Warn("finish webhook delivery", "delivery", d.ID, "err", err)
 		}
@@ -99,17 +116,36 @@ func (p *Processor) Drain(ctx context.Context) {
 		return
 	}
 	for _, d := range ds {
-		status, note := store.DeliveryPosted, ""
 		res, err := p.Poster.Post(ctx, d.ReviewID)
 		if err != nil {
-			status, note = store.DeliveryFailed, "post: "+err.Error()
 			p.log().Warn("post review", "delivery", d.ID, "review", d.ReviewID, "err", err)
-		} else {
-			note = fmt.Sprintf("github review %d", res.GitHubReviewID)
+			p.retry(ctx, d, store.DeliverySubmitted, "post: "+err.Error())
+			continue
 		}
-		if err := p.Store.FinishDelivery(context.WithoutCancel(ctx), d.ID, status, "", note); err != nil {
+		note := fmt.Sprintf("github review %d", res.GitHubReviewID)
+		if err := p.Store.FinishDelivery(context.WithoutCancel(ctx), d.ID, store.DeliveryPosted, "", note); err != nil {
 			p.log().Warn("finish webhook delivery", "delivery", d.ID, "err", err)
 		}
+	}
+}
+
+// retry schedules a failed step of d again (status: the delivery's status
+// before the step), or fails d after MaxAttempts.
+func (p *Processor) retry(ctx context.Context, d store.Delivery, status, note string) {
+	maxAttempts, after := p.MaxAttempts, p.RetryAfter
+	if maxAttempts <= 0 {
+		maxAttempts = defaultMaxAttempts
+	}
+	if after <= 0 {
+		after = defaultRetryAfter
+	}
+	set, err := p.Store.RetryDelivery(context.WithoutCancel(ctx), d.ID, status, note, maxAttempts, after)
+	if err != nil {
+		p.log().Warn("schedule webhook delivery again", "delivery", d.ID, "err", err)
+		return
+	}
+	if set == store.DeliveryFailed {
+		p.log().Warn("webhook delivery failed for good", "delivery", d.ID, "attempts", maxAttempts, "err", note)
 	}
 }
 

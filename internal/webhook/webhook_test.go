@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -136,12 +137,19 @@ type recorder struct {
 	st   *store.Store
 	mu   sync.Mutex
 	reqs []submit.Request
+	// fail is how many submissions fail before one succeeds.
+	fail int
 }
 
 func (r *recorder) Submit(ctx context.Context, req submit.Request) (string, error) {
 	r.mu.Lock()
 	r.reqs = append(r.reqs, req)
+	failing := r.fail > 0
+	r.fail--
 	r.mu.Unlock()
+	if failing {
+		return "", errors.New("the fleet's database is away")
+	}
 	return r.st.CreateReview(ctx, store.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
 		BaseSHA: req.Base, HeadSHA: req.Head, IntentMode: "per_file", Timeout: time.Hour})
 }
@@ -217,5 +225,61 @@ func TestProcessorSubmitsSkipsAndPosts(t *testing.T) {
 	p.Drain(ctx)
 	if len(gh.Reviews(1)) != 1 {
 		t.Fatal("posted twice")
+	}
+}
+
+// A submission that fails is tried again after a wait that doubles, and
+// the delivery fails only after MaxAttempts tries.
+func TestProcessorRetriesFailedSubmissions(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	ctx := context.Background()
+	const base, head = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	gh := githubfake.New(githubfake.PR{Owner: "acme", Repo: "api", Number: 1, BaseSHA: base, HeadSHA: head,
+		BaseCloneURL: "https://example.invalid/acme/api.git", HeadCloneURL: "https://example.invalid/acme/api.git",
+		Files: []githubfake.File{{Path: "main.go", Status: "modified", Patch: "@@ -1,1 +1,1 @@\n-a\n+b"}}})
+	defer gh.Close()
+	clients, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id         string
+		fail       int
+		wantStatus string
+		wantTries  int
+	}{
+		{"recovers", 2, store.DeliverySubmitted, 3},
+		{"gives-up", 10, store.DeliveryFailed, 3},
+	} {
+		sub := &recorder{st: st, fail: tc.fail}
+		p := &webhook.Processor{Store: st, Clients: clients, Submitter: sub, MaxAttempts: 3, RetryAfter: 300 * time.Millisecond}
+		if _, err := st.AddDelivery(ctx, store.Delivery{ID: tc.id, Event: "pull_request", Action: "opened",
+			PR: store.PullRequest{Host: "github.com", Owner: "acme", Repo: "api", Number: 1, HeadSHA: head}}); err != nil {
+			t.Fatal(err)
+		}
+		p.Drain(ctx)
+		if d, _ := st.GetDelivery(ctx, tc.id); d.Status != store.DeliveryPending {
+			t.Fatalf("%s: after a failed try: %+v, want pending again", tc.id, d)
+		}
+		p.Drain(ctx) // too early: the delivery waits
+		if n := len(sub.reqs); n != 1 {
+			t.Fatalf("%s: %d tries before the wait ended, want 1", tc.id, n)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if d, _ := st.GetDelivery(ctx, tc.id); d.Status != store.DeliveryPending {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+			p.Drain(ctx)
+		}
+		d, _ := st.GetDelivery(ctx, tc.id)
+		if d.Status != tc.wantStatus || len(sub.reqs) != tc.wantTries {
+			t.Errorf("%s: %+v after %d tries, want %s after %d", tc.id, d, len(sub.reqs), tc.wantStatus, tc.wantTries)
+		}
+		if err := st.FinishDelivery(ctx, tc.id, store.DeliverySkipped, "", "done with it"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
