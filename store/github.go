@@ -24,6 +24,11 @@ func (p PullRequest) String() string {
 	return fmt.Sprintf("%s/%s/%s#%d", p.Host, p.Owner, p.Repo, p.Number)
 }
 
+// ChangeKey names the pull request's change line, the same for every push
+// ("pr:HOST/OWNER/REPO#N"): a review of a later push builds on the newest
+// finished review of an earlier one (see PreviousReview).
+func (p PullRequest) ChangeKey() string { return "pr:" + p.String() }
+
 // SetReviewPullRequest records which pull request a review reviews.
 func (s *Store) SetReviewPullRequest(ctx context.Context, reviewID string, pr PullRequest) error {
 	_, err := s.pool.Exec(ctx, `

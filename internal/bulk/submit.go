@@ -205,7 +205,11 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return be, false, err
 	}
-	nr, err := s.App.Prepare(ctx, submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID})
+	req := submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID}
+	if e.PR != nil {
+		req.ChangeKey = e.PR.ChangeKey()
+	}
+	nr, err := s.App.Prepare(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return be, false, ctx.Err()

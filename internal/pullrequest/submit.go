@@ -15,7 +15,7 @@ import (
 // newest finished review of an earlier one and re-reviews only what changed.
 func Request(info Info) submit.Request {
 	req := submit.Request{Repo: info.BaseCloneURL, Base: info.BaseSHA, Head: info.HeadSHA, Purpose: info.Purpose(),
-		ChangeKey: ChangeKey(info.PullRequest)}
+		ChangeKey: info.PullRequest.ChangeKey()}
 	if info.HeadCloneURL != info.BaseCloneURL {
 		req.HeadRepo = info.HeadCloneURL
 	}
@@ -25,11 +25,6 @@ func Request(info Info) submit.Request {
 // Submitter submits a review (*app.App).
 type Submitter interface {
 	Submit(ctx context.Context, req submit.Request) (string, error)
-}
-
-// ChangeKey names a pull request's change line: the same for every push.
-func ChangeKey(pr store.PullRequest) string {
-	return fmt.Sprintf("pr:%s/%s/%s#%d", pr.Host, pr.Owner, pr.Repo, pr.Number)
 }
 
 // Submit submits the review of a pull request and records which pull
