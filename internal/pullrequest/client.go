@@ -116,7 +116,10 @@ func (c *Clients) newClient(apiURL, token string) (*github.Client, error) {
 // that serialises writes through its installation (one writer per
 // installation: GitHub's secondary limits count per installation).
 func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Client, string, error) {
-	apiURL := APIURLFor(c.cfg.APIURL, host)
+	apiURL, err := APIURLFor(c.cfg.APIURL, host)
+	if err != nil {
+		return nil, "", err
+	}
 	if c.key == nil {
 		gc, err := c.newClient(apiURL, c.token)
 		return gc, "github-writer:" + host + "/" + strings.ToLower(owner), err

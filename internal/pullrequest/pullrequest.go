@@ -39,17 +39,20 @@ func ParseURL(raw string) (store.PullRequest, error) {
 	return store.PullRequest{Host: strings.ToLower(u.Host), Owner: parts[0], Repo: strings.TrimSuffix(parts[1], ".git"), Number: n}, nil
 }
 
-// APIURLFor is the REST API base for a pull request on host: configured,
-// when it is not github.com's default; github.com's API for github.com;
-// otherwise GitHub Enterprise's https://HOST/api/v3/.
-func APIURLFor(configured, host string) string {
+// APIURLFor is the REST API base for a pull request on host: the
+// configured one when it is not github.com's default (the operator chose
+// it: GitHub Enterprise, or a test double), github.com's API for
+// github.com. A pull request on any other host with the default
+// configuration is refused: deriving https://HOST/api/v3/ from a URL
+// would send the token (or the App's JWT) to whoever the URL names.
+func APIURLFor(configured, host string) (string, error) {
 	if configured != "" && configured != DefaultAPIURL {
-		return configured
+		return configured, nil
 	}
 	if host == "" || host == "github.com" || host == "www.github.com" {
-		return DefaultAPIURL
+		return DefaultAPIURL, nil
 	}
-	return "https://" + host + "/api/v3/"
+	return "", fmt.Errorf("pull request on %s: github.api_url (GITHUB_API_URL) names github.com's API; set it to that host's API (for GitHub Enterprise https://%s/api/v3/) — credentials go only to the configured GitHub", host, host)
 }
 
 // Info is what a review needs to know about a pull request.

@@ -45,11 +45,14 @@ func TestAPIURLFor(t *testing.T) {
 	for _, tc := range []struct{ configured, host, want string }{
 		{"", "github.com", pullrequest.DefaultAPIURL},
 		{pullrequest.DefaultAPIURL, "github.com", pullrequest.DefaultAPIURL},
-		{pullrequest.DefaultAPIURL, "ghe.example.com", "https://ghe.example.com/api/v3/"},
+		{pullrequest.DefaultAPIURL, "ghe.example.com", ""}, // refused: the token would go where the URL says
+		{"", "evil.example", ""},
+		{"https://ghe.example.com/api/v3/", "ghe.example.com", "https://ghe.example.com/api/v3/"},
 		{"http://127.0.0.1:9/", "github.com", "http://127.0.0.1:9/"},
 	} {
-		if got := pullrequest.APIURLFor(tc.configured, tc.host); got != tc.want {
-			t.Errorf("APIURLFor(%q, %q) = %q, want %q", tc.configured, tc.host, got, tc.want)
+		got, err := pullrequest.APIURLFor(tc.configured, tc.host)
+		if got != tc.want || (err != nil) != (tc.want == "") {
+			t.Errorf("APIURLFor(%q, %q) = %q, %v; want %q", tc.configured, tc.host, got, err, tc.want)
 		}
 	}
 }
