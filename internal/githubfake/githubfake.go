@@ -51,6 +51,7 @@ type Review struct {
 	CommitID string
 	Body     string
 	Event    string
+	User     string // the author's login
 }
 
 // Comment is an inline review comment.
@@ -64,6 +65,7 @@ type Comment struct {
 	StartLine int
 	Side      string
 	Body      string
+	User      string // the author's login
 }
 
 // Server is a running fake.
@@ -102,6 +104,8 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
 	mux.HandleFunc("GET /_fake/state", s.state)
+	mux.HandleFunc("GET /user", s.user)
+	mux.HandleFunc("GET /app", s.app)
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -181,6 +185,62 @@ func verifyJWT(key *rsa.PublicKey, token string) bool {
 	}
 	now := time.Now().Unix()
 	return claims.Iss != 0 && claims.Iat <= now && now < claims.Exp && claims.Exp-claims.Iat <= 600
+}
+
+// The logins the fake gives its callers: a token's user, and the App's
+// bot (its slug with "[bot]").
+const (
+	TokenLogin = "reviewfleet-bot"
+	AppSlug    = "reviewfleet-test"
+)
+
+// login is who r's credentials act as.
+func (s *Server) login(r *http.Request) string {
+	s.mu.Lock()
+	app := s.appKey != nil
+	s.mu.Unlock()
+	if app {
+		return AppSlug + "[bot]"
+	}
+	return TokenLogin
+}
+
+// user answers GET /user as GitHub does: the token's user, and 403 for an
+// App installation token.
+func (s *Server) user(w http.ResponseWriter, r *http.Request) {
+	if !s.authorize(w, r, false) {
+		return
+	}
+	s.mu.Lock()
+	app := s.appKey != nil
+	s.mu.Unlock()
+	if app {
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"login": TokenLogin})
+}
+
+// app answers GET /app (JWT) with the App's slug.
+func (s *Server) app(w http.ResponseWriter, r *http.Request) {
+	if s.authorize(w, r, true) {
+		writeJSON(w, http.StatusOK, map[string]any{"id": 1, "slug": AppSlug})
+	}
+}
+
+// AddForeignReview adds a review written by someone else (login) to pull
+// request n, with one inline comment body when comment is not empty, as a
+// person reviewing the pull request would.
+func (s *Server) AddForeignReview(n int, login, body, comment string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	rv := Review{ID: s.nextID, Number: n, Body: body, Event: "COMMENT", User: login}
+	s.reviews = append(s.reviews, rv)
+	if comment != "" {
+		s.nextID++
+		s.comments = append(s.comments, Comment{ID: s.nextID, ReviewID: rv.ID, Number: n, Body: comment, Side: "RIGHT", User: login})
+	}
 }
 
 func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
@@ -438,6 +498,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	author := s.login(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
@@ -445,7 +506,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 	if commit == "" {
 		commit = p.HeadSHA
 	}
-	rv := Review{ID: s.nextID, Number: p.Number, CommitID: commit, Body: req.Body, Event: req.Event}
+	rv := Review{ID: s.nextID, Number: p.Number, CommitID: commit, Body: req.Body, Event: req.Event, User: author}
 	s.reviews = append(s.reviews, rv)
 	for _, c := range req.Comments {
 		s.nextID++
@@ -454,7 +515,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 			side = "RIGHT"
 		}
 		s.comments = append(s.comments, Comment{ID: s.nextID, ReviewID: rv.ID, Number: p.Number, CommitID: p.HeadSHA,
-			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, Body: c.Body})
+			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, Body: c.Body, User: author})
 	}
 	writeJSON(w, http.StatusOK, reviewJSON(rv))
 }
@@ -485,7 +546,7 @@ func check(lines map[string]map[int]int, c draftComment) string {
 }
 
 func reviewJSON(rv Review) map[string]any {
-	return map[string]any{"id": rv.ID, "body": rv.Body, "commit_id": rv.CommitID, "state": "COMMENTED"}
+	return map[string]any{"id": rv.ID, "body": rv.Body, "commit_id": rv.CommitID, "state": "COMMENTED", "user": map[string]any{"login": rv.User}}
 }
 
 func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
@@ -503,10 +564,15 @@ func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
 		return
 	}
+	author := s.login(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.reviews {
 		if s.reviews[i].ID == id {
+			if s.reviews[i].User != author {
+				writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible: another user's review"})
+				return
+			}
 			s.reviews[i].Body = req.Body
 			writeJSON(w, http.StatusOK, reviewJSON(s.reviews[i]))
 			return
@@ -568,7 +634,7 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	out := []map[string]any{}
 	for _, c := range s.Comments(p.Number) {
 		out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "commit_id": c.CommitID,
-			"path": c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body})
+			"path": c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User}})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -80,11 +80,15 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err != nil {
 		return res, err
 	}
-	posted, err := postedFingerprints(ctx, gc, pr)
+	me, err := p.Clients.Identity(ctx, pr.Host)
 	if err != nil {
 		return res, err
 	}
-	existing, err := p.existingReview(ctx, gc, pr)
+	posted, err := postedFingerprints(ctx, gc, pr, me)
+	if err != nil {
+		return res, err
+	}
+	existing, err := p.existingReview(ctx, gc, pr, me)
 	if err != nil {
 		return res, err
 	}
@@ -161,7 +165,7 @@ func create(ctx context.Context, gc *github.Client, pr store.PullRequest, body s
 
 // existingReview finds the review posted earlier for this head commit: the
 // database's record, or a review whose body holds the marker.
-func (p *Poster) existingReview(ctx context.Context, gc *github.Client, pr store.PullRequest) (int64, error) {
+func (p *Poster) existingReview(ctx context.Context, gc *github.Client, pr store.PullRequest, me string) (int64, error) {
 	if post, err := p.Store.GetGitHubPost(ctx, pr); err == nil {
 		_, _, err := gc.PullRequests.GetReview(ctx, pr.Owner, pr.Repo, pr.Number, post.GitHubReviewID)
 		if err == nil {
@@ -175,12 +179,13 @@ func (p *Poster) existingReview(ctx context.Context, gc *github.Client, pr store
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return 0, err
 	}
-	return markedReview(ctx, gc, pr)
+	return markedReview(ctx, gc, pr, me)
 }
 
-// markedReview finds the pull request's review whose body holds the
-// marker of its head commit (0: none).
-func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest) (int64, error) {
+// markedReview finds the pull request's review by me whose body holds the
+// marker of its head commit (0: none). Reviews by anyone else are not
+// ours, whatever their body says.
+func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest, me string) (int64, error) {
 	marker := Marker(pr.HeadSHA)
 	opts := &github.ListOptions{PerPage: 100}
 	for {
@@ -189,7 +194,7 @@ func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest) 
 			return 0, fmt.Errorf("list the reviews of %s: %w", pr, err)
 		}
 		for _, rv := range page {
-			if strings.Contains(rv.GetBody(), marker) {
+			if strings.EqualFold(rv.GetUser().GetLogin(), me) && strings.Contains(rv.GetBody(), marker) {
 				return rv.GetID(), nil
 			}
 		}
@@ -201,9 +206,9 @@ func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest) 
 }
 
 // postedFingerprints collects the fingerprints tagged in the pull
-// request's review comments, whichever push they were posted on, with
-// the GitHub review each belongs to.
-func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest) (map[string]int64, error) {
+// request's review comments by me, whichever push they were posted on,
+// with the GitHub review each belongs to.
+func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest, me string) (map[string]int64, error) {
 	out := map[string]int64{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
@@ -212,7 +217,7 @@ func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullReq
 			return nil, fmt.Errorf("list the review comments of %s: %w", pr, err)
 		}
 		for _, c := range page {
-			if fp := fingerprintIn(c.GetBody()); fp != "" {
+			if fp := fingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) {
 				out[fp] = c.GetPullRequestReviewID()
 			}
 		}

@@ -194,6 +194,43 @@ func TestPostFindsEarlierReviewByMarker(t *testing.T) {
 	}
 }
 
+// Markers in someone else's review or comments are not the bot's: a
+// review carrying the head's marker is not taken over, and a comment
+// carrying a finding's fingerprint does not silence the finding.
+func TestPostTrustsOnlyItsOwnMarkers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// The bot's comments as they would read, from a post on another fake.
+	gh0 := githubfake.New(fakePR(headSHA))
+	defer gh0.Close()
+	f0 := newFixture(t, gh0)
+	if _, err := f0.poster.Post(ctx, f0.reviewOf(t, headSHA)); err != nil {
+		t.Fatal(err)
+	}
+	gh := githubfake.New(fakePR(headSHA))
+	defer gh.Close()
+	for _, c := range gh0.Comments(7) {
+		gh.AddForeignReview(7, "mallory", publish.Marker(headSHA), c.Body)
+	}
+	f := newFixture(t, gh)
+	res, err := f.poster.Post(ctx, f.reviewOf(t, headSHA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated || res.New != 2 || res.AlreadyPosted != 0 {
+		t.Fatalf("result %+v, want a review of its own with both comments", res)
+	}
+	own := 0
+	for _, rv := range gh.Reviews(7) {
+		if rv.User == githubfake.TokenLogin {
+			own++
+		}
+	}
+	if own != 1 || len(gh.Reviews(7)) != 3 {
+		t.Fatalf("%d reviews, %d by the bot; want mallory's 2 untouched and 1 by the bot", len(gh.Reviews(7)), own)
+	}
+}
+
 func TestPostNewPushSkipsFindingsAlreadyCommented(t *testing.T) {
 	t.Parallel()
 	gh := githubfake.New(fakePR(headSHA))

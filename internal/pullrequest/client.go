@@ -35,6 +35,7 @@ type Clients struct {
 
 	mu     sync.Mutex
 	tokens map[string]*github.InstallationToken // by API URL and installation id
+	logins map[string]string                    // Identity by host
 	// sleep replaces the wait between rate-limited attempts (tests).
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -43,7 +44,8 @@ type Clients struct {
 // used otherwise (it may be empty for public repositories). hc is the
 // HTTP client underneath (nil: http.DefaultClient's transport).
 func NewClients(cfg config.GitHub, token string, hc *http.Client) (*Clients, error) {
-	c := &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{}, sleep: sleepCtx}
+	c := &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{},
+		logins: map[string]string{}, sleep: sleepCtx}
 	if cfg.AppID != 0 || cfg.AppPrivateKeyFile != "" {
 		if cfg.AppID == 0 || cfg.AppPrivateKeyFile == "" {
 			return nil, errors.New("github: a GitHub App needs both app_id and app_private_key_file")
