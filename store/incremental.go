@@ -140,16 +140,22 @@ func (s *Store) SinceReview(ctx context.Context, reviewID string) (string, error
 	return since, nil
 }
 
-// ResolveSince marks resolved (resolved_in = this review) the findings of the earlier review this one builds on that sit on files this
-// review did not carry — it re-reviewed them, or they left the change —
-// and whose fingerprint no finding reviewed here has. It returns how many
-// it marked.
+// ResolveSince marks resolved (resolved_in = this review) the findings the
+// earlier review this one builds on reported (active ones: not dropped or
+// merged) that sit on files this review did not carry — it re-reviewed
+// them, or they left the change — and whose fingerprint no finding
+// reviewed here has. A file still in the change but skipped now (ignored
+// by the repository configuration, grown too large) resolves nothing: it
+// was not looked at. It returns how many it marked.
 func (t *Tx) ResolveSince(ctx context.Context) (int64, error) {
 	tag, err := t.tx.Exec(ctx, `
 		UPDATE findings old SET resolved_in = r.id
 		FROM reviews r
 		WHERE r.id = $1 AND old.review_id = r.since_review
 		  AND old.resolved_in IS NULL
+		  AND old.status = 'active'
+		  AND NOT EXISTS (SELECT 1 FROM review_files rf
+		                  WHERE rf.review_id = r.id AND rf.path = old.file AND rf.skip_reason <> '')
 		  AND NOT EXISTS (SELECT 1 FROM file_results fr
 		                  WHERE fr.review_id = r.id AND fr.path = old.file AND fr.carried)
 		  AND NOT EXISTS (SELECT 1 FROM findings n
