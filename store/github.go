@@ -102,7 +102,11 @@ func (s *Store) SaveGitHubPost(ctx context.Context, p GitHubPost) error {
 // waiting for it must not take the pool's connections from the holder
 // that has it and needs them to finish.
 func (s *Store) WithLock(ctx context.Context, name string, fn func() error) error {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	cfg := s.pool.Config().ConnConfig.Copy()
+	// Waiting for the lock may take as long as the holder's posting (rate
+	// limit waits included): the pool's statement_timeout must not cut it.
+	delete(cfg.RuntimeParams, "statement_timeout")
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("connect for lock %s: %w", name, err)
 	}

@@ -54,13 +54,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 8 * time.Second, WriteTimeout: 9 * time.Second}
 	fmt.Fprintf(stdout, "serving GitHub webhooks on http://%s/webhook\n", ln.Addr())
 
+	// The processor stops with the server: a listener that fails ends the
+	// command instead of leaving it waiting for a signal.
+	procCtx, stopProc := context.WithCancel(ctx)
+	defer stopProc()
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); _ = proc.Run(ctx) }()
+	go func() { defer wg.Done(); _ = proc.Run(procCtx) }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err = <-errc:
+		stopProc()
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		_ = srv.Shutdown(sctx)
