@@ -3,6 +3,7 @@ package pullrequest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -37,8 +38,17 @@ func Submit(ctx context.Context, sub Submitter, st *store.Store, info Info, sinc
 	if err != nil {
 		return "", fmt.Errorf("review pull request %s: %w", info.PullRequest, err)
 	}
-	if err := st.SetReviewPullRequest(ctx, id, info.PullRequest); err != nil {
-		return id, err
+	// The review runs whatever happens here; without its pull request it
+	// could not be posted, so a database blip is waited out.
+	for attempt := 1; ; attempt++ {
+		err = st.SetReviewPullRequest(ctx, id, info.PullRequest)
+		if err == nil || attempt == 4 || ctx.Err() != nil {
+			return id, err
+		}
+		select {
+		case <-ctx.Done():
+			return id, err
+		case <-time.After(time.Duration(attempt) * time.Second):
+		}
 	}
-	return id, nil
 }
