@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -194,7 +195,7 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 	}
 	b.WriteString(".\n\n")
 	if rep.Status == render.StatusFailed {
-		fmt.Fprintf(&b, "**The review failed:** %s\n\n", rep.Error)
+		fmt.Fprintf(&b, "**The review failed:** %s\n\n", publicError(rep.Error))
 	}
 	if n := len(rep.FailedItems); n > 0 {
 		fmt.Fprintf(&b, "**%d items could not be reviewed**, so the findings may not cover the whole change:\n", n)
@@ -203,7 +204,7 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 				fmt.Fprintf(&b, "- … and %d more\n", n-10)
 				break
 			}
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", it.Stage, it.ItemKey, oneLine(it.Error))
+			fmt.Fprintf(&b, "- %s `%s`: %s\n", it.Stage, it.ItemKey, publicError(it.Error))
 		}
 		b.WriteString("\n")
 	}
@@ -246,3 +247,18 @@ func short(sha string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// internalAddress matches what an error may say about the fleet's own
+// network: URLs (the model endpoint, the database) and host:port pairs.
+var internalAddress = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"')]+|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:]+\](?::\d+)?`)
+
+// publicError is an error as it may be shown on a pull request: one line,
+// at most 300 characters, with addresses of the fleet's own services
+// replaced (the full text stays in the stored report).
+func publicError(s string) string {
+	s = internalAddress.ReplaceAllString(oneLine(s), "<address>")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
+	}
+	return s
+}

@@ -90,3 +90,21 @@ func TestSummaryReportsConfigWarningsAndResolved(t *testing.T) {
 		t.Error("a summary without warnings mentions the repository configuration")
 	}
 }
+
+// Errors posted on a pull request name no address of the fleet's own
+// services.
+func TestPublicErrorHidesAddresses(t *testing.T) {
+	in := "chat completion: Post \"https://llm.internal:8443/v1/chat/completions\": dial tcp 10.1.2.3:8443: connection refused; postgres://rf@db.internal/rf failed [fd00::1]:5432"
+	got := publicError(in)
+	for _, leak := range []string{"llm.internal", "10.1.2.3", "db.internal", "fd00::1"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("posted error keeps %q: %s", leak, got)
+		}
+	}
+	if !strings.Contains(got, "connection refused") {
+		t.Errorf("posted error lost its reason: %s", got)
+	}
+	if n := len([]rune(publicError(strings.Repeat("x ", 400)))); n > 301 {
+		t.Errorf("posted error of %d characters, want at most 301", n)
+	}
+}
