@@ -197,6 +197,16 @@ func (s *Store) FinishDelivery(ctx context.Context, id, status, reviewID, note s
 	return nil
 }
 
+// TouchDelivery tells other processors a working delivery's processor is
+// alive (see ClaimDelivery's stale).
+func (s *Store) TouchDelivery(ctx context.Context, id string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE webhook_deliveries SET updated_at = now() WHERE id = $1 AND status = 'working'`, id)
+	if err != nil {
+		return fmt.Errorf("touch webhook delivery %s: %w", id, translate(err))
+	}
+	return nil
+}
+
 // RetryDelivery records a failed try of a delivery's current step: the
 // delivery goes back to status (pending to submit again, submitted to post
 // again) after backoff doubled per earlier failure, or, once it has failed

@@ -98,7 +98,7 @@ func (p *Processor) Drain(ctx context.Context) {
 			p.log().Warn("claim webhook delivery", "err", err)
 			break
 		}
-		status, reviewID, note := p.process(ctx, d)
+		status, reviewID, note := p.processAlive(ctx, d)
 		if status == store.DeliveryFailed && reviewID == "" {
 			p.retry(ctx, d, store.DeliveryPending, note)
 			continue
@@ -127,6 +127,31 @@ func (p *Processor) Drain(ctx context.Context) {
 			p.log().Warn("finish webhook delivery", "delivery", d.ID, "err", err)
 		}
 	}
+}
+
+// processAlive is process, touching the delivery every minute meanwhile:
+// a first clone of a large repository may outlast staleWork, and another
+// replica must not take the delivery over and submit it twice.
+func (p *Processor) processAlive(ctx context.Context, d store.Delivery) (status, reviewID, note string) {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := p.Store.TouchDelivery(ctx, d.ID); err != nil {
+					p.log().Warn("touch webhook delivery", "delivery", d.ID, "err", err)
+				}
+			}
+		}
+	}()
+	return p.process(ctx, d)
 }
 
 // retry schedules a failed step of d again (status: the delivery's status
