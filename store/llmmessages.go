@@ -129,12 +129,15 @@ func (s *Store) CountUnreferencedMessages(ctx context.Context, grace time.Durati
 	return n, nil
 }
 
-// unreferencedParts starts a query with refs, every hash a call refers to.
-const unreferencedParts = `
-		WITH refs AS (
+// referencedHashes selects every hash a call refers to.
+const referencedHashes = `
 			SELECT unnest(message_hashes) AS hash FROM llm_calls
 			UNION SELECT params_hash FROM llm_calls WHERE params_hash IS NOT NULL
-			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL
+			UNION SELECT reply_hash FROM llm_calls WHERE reply_hash IS NOT NULL`
+
+// unreferencedParts starts a query with refs, every hash a call refers to.
+const unreferencedParts = `
+		WITH refs AS (` + referencedHashes + `
 		)`
 
 // interval renders d as a Postgres interval literal.

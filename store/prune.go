@@ -204,17 +204,42 @@ func (s *Store) deleteBatches(ctx context.Context, sql string, args ...any) (int
 const messageGrace = time.Hour
 
 // pruneMessages deletes (or counts) the stored exchange parts
-// (llm_messages) no call refers to any more, limit at a time.
+// (llm_messages) no call refers to any more, limit at a time. The hashes
+// calls refer to are collected once, into a temporary table on one
+// connection, rather than by every batch: each collection reads all of
+// llm_calls. A part a call refers to anew meanwhile is younger than
+// messageGrace again (storing it refreshes seen_at) and stays.
 func (s *Store) pruneMessages(ctx context.Context, limit int, count bool) (int64, error) {
 	if count {
 		return s.CountUnreferencedMessages(ctx, messageGrace)
 	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("prune stored exchange parts: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `
+		CREATE TEMPORARY TABLE IF NOT EXISTS prune_refs (hash text PRIMARY KEY) ON COMMIT PRESERVE ROWS;
+		TRUNCATE prune_refs;
+		INSERT INTO prune_refs `+referencedHashes+` ON CONFLICT DO NOTHING;
+		ANALYZE prune_refs`); err != nil {
+		return 0, fmt.Errorf("collect the exchange parts calls refer to: %w", err)
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS prune_refs`) }()
 	var total int64
 	for {
-		n, err := s.DeleteUnreferencedMessages(ctx, messageGrace, limit)
-		total += n
-		if err != nil || n == 0 {
-			return total, err
+		tag, err := conn.Exec(ctx, `
+			DELETE FROM llm_messages WHERE hash IN (
+				SELECT m.hash FROM llm_messages m
+				WHERE m.seen_at < now() - $1::interval
+				  AND NOT EXISTS (SELECT 1 FROM prune_refs r WHERE r.hash = m.hash)
+				LIMIT $2)`, interval(messageGrace), limit)
+		if err != nil {
+			return total, fmt.Errorf("delete unreferenced exchange parts: %w", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() == 0 {
+			return total, nil
 		}
 	}
 }
