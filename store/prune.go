@@ -33,6 +33,7 @@ type PruneResult struct {
 	Reviews           int64 // reviews deleted
 	Findings          int64 // findings deleted (their verdicts and expert runs with them)
 	Batches           int64 // batches left without reviews, deleted
+	Deliveries        int64 // finished webhook deliveries, deleted
 	LLMCalls          int64 // stored LLM calls (prompts and replies) deleted
 	Messages          int64 // stored exchange parts (llm_messages) no call refers to any more, deleted
 	Reports           int64 // rendered reports deleted (KeepVerdicts)
@@ -134,6 +135,12 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 		AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.batch_id = b.id) LIMIT $2)`, o.Before, o.BatchSize)
 	if err != nil {
 		return res, fmt.Errorf("delete emptied batches: %w", err)
+	}
+	res.Deliveries, err = s.deleteBatches(ctx, `DELETE FROM webhook_deliveries WHERE id IN (
+		SELECT id FROM webhook_deliveries WHERE received_at < $1
+		AND (status IN ('skipped', 'failed', 'posted') OR (status = 'submitted' AND NOT post)) LIMIT $2)`, o.Before, o.BatchSize)
+	if err != nil {
+		return res, fmt.Errorf("delete finished webhook deliveries: %w", err)
 	}
 	return res, nil
 }

@@ -159,3 +159,28 @@ func TestPruneSparesRunningReviews(t *testing.T) {
 		t.Errorf("calls of the running review: %d, want 1", n)
 	}
 }
+
+// Finished webhook deliveries older than the cut-off go; open ones stay.
+func TestPruneDeletesFinishedDeliveries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn := seededHistory(t)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO webhook_deliveries (id, event, status, post, received_at) VALUES
+		  ('old-posted', 'pull_request', 'posted', true, now() - interval '100 days'),
+		  ('old-waiting', 'pull_request', 'submitted', true, now() - interval '100 days'),
+		  ('old-pending', 'pull_request', 'pending', false, now() - interval '100 days'),
+		  ('new-posted', 'pull_request', 'posted', true, now())`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.Prune(ctx, store.PruneOptions{Before: ninetyDaysAgo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deliveries != 1 {
+		t.Errorf("deleted %d deliveries, want 1", res.Deliveries)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM webhook_deliveries WHERE id IN ('old-waiting', 'old-pending', 'new-posted')`); n != 3 {
+		t.Errorf("%d of the open or recent deliveries left, want 3", n)
+	}
+}

@@ -72,7 +72,7 @@ func printPruned(w io.Writer, o store.PruneOptions, r store.PruneResult, took ti
 		fmt.Fprintf(w, "  %s %d reports; %s the transcripts of %d expert runs\n", verb, r.Reports,
 			map[bool]string{true: "would empty", false: "emptied"}[o.DryRun], r.ExpertTranscripts)
 	} else {
-		fmt.Fprintf(w, "  %s %d reviews with %d findings, %d emptied batches\n", verb, r.Reviews, r.Findings, r.Batches)
+		fmt.Fprintf(w, "  %s %d reviews with %d findings, %d emptied batches, %d finished webhook deliveries\n", verb, r.Reviews, r.Findings, r.Batches, r.Deliveries)
 	}
 	if !o.DryRun {
 		fmt.Fprintf(w, "  in %s\n", took.Round(time.Millisecond))
