@@ -125,6 +125,18 @@ INSERT INTO eval_summaries (review_id, risk_type, confirmed) VALUES ('` + seedOl
 // connection to the same schema (as the superuser the tests run as).
 func seededHistory(t *testing.T) (*store.Store, *pgx.Conn) {
 	t.Helper()
+	st, conn := migratedWithConn(t)
+	if _, err := conn.Exec(context.Background(), historySeed); err != nil {
+		t.Fatalf("seed history: %v", err)
+	}
+	return st, conn
+}
+
+// migratedWithConn opens a migrated isolated schema, and a plain
+// connection to it for SQL the store has no method for; both close with
+// the test.
+func migratedWithConn(t *testing.T) (*store.Store, *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
 	dsn := testenv.IsolatedSchema(t)
 	st, err := store.Open(ctx, dsn)
@@ -140,9 +152,6 @@ func seededHistory(t *testing.T) (*store.Store, *pgx.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	if _, err := conn.Exec(ctx, historySeed); err != nil {
-		t.Fatalf("seed history: %v", err)
-	}
 	return st, conn
 }
 

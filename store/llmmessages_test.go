@@ -134,20 +134,7 @@ func TestExchangeStorageFigures(t *testing.T) {
 		t.Skip("set REVIEWFLEET_MEASURE=1 to measure")
 	}
 	ctx := context.Background()
-	dsn := testenv.IsolatedSchema(t)
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	st, conn := migratedWithConn(t)
 	for _, rounds := range []int{5, 10, 20, 40} {
 		id := newReview(t, st, "p1")
 		expertRounds(t, st, id, rounds, 8000)

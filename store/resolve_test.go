@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -18,20 +15,7 @@ import (
 func TestResolveSinceResolvesOnlyReportedFindingsOfReviewedFiles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := testenv.IsolatedSchema(t)
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	st, conn := migratedWithConn(t)
 	files := func(skipB string) []store.File {
 		return []store.File{
 			{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")},
