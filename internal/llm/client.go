@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
@@ -80,7 +81,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		budget:    o.budget,
 		tracer:    o.tracer,
 		logger:    o.logger,
-		sleep:     sleepCtx,
+		sleep:     httpwait.Sleep,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -153,19 +154,4 @@ func (d captureDoer) Do(req *http.Request) (*http.Response, error) {
 		ex.header = resp.Header.Clone()
 	}
 	return resp, err
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

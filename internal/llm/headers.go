@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 )
 
 // retryAfter reads how long the server asked the client to wait: the
@@ -20,7 +22,7 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 			return time.Duration(ms * float64(time.Millisecond)), true
 		}
 	}
-	if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok {
+	if d, ok := httpwait.RetryAfter(h.Get("Retry-After"), now); ok {
 		return d, true
 	}
 	req, okReq := parseResetDuration(h.Get("x-ratelimit-reset-requests"))
@@ -29,26 +31,6 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return max(req, tok), true
-}
-
-// parseRetryAfter parses a Retry-After value: delay seconds (fractions
-// tolerated) or an HTTP date. Dates in the past yield zero.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	return max(t.Sub(now), 0), true
 }
 
 // parseResetDuration parses x-ratelimit-reset-* values such as "1s",

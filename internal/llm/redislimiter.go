@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 	"github.com/reviewfleet/reviewfleet/internal/metrics"
 )
 
@@ -195,7 +196,7 @@ func (l *redisLimiter) Wait(ctx context.Context, tokens int) error {
 		return fmt.Errorf("fleet rate limiter %q: %w", l.key, err)
 	}
 	for wait > 0 {
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := httpwait.Sleep(ctx, wait); err != nil {
 			l.adjust(-1, -cost)
 			return err
 		}

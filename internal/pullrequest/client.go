@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-github/v84/github"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 )
 
 // Clients builds API clients for repositories: with a token
@@ -45,7 +46,7 @@ type Clients struct {
 // HTTP client underneath (nil: http.DefaultClient's transport).
 func NewClients(cfg config.GitHub, token string, hc *http.Client) (*Clients, error) {
 	c := &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{},
-		logins: map[string]string{}, sleep: sleepCtx}
+		logins: map[string]string{}, sleep: httpwait.Sleep}
 	if cfg.AppID != 0 || cfg.AppPrivateKeyFile != "" {
 		if cfg.AppID == 0 || cfg.AppPrivateKeyFile == "" {
 			return nil, errors.New("github: a GitHub App needs both app_id and app_private_key_file")

@@ -4,8 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 )
 
 // retryTransport retries requests GitHub answers with a secondary rate
@@ -63,26 +64,5 @@ func secondaryLimit(resp *http.Response) (time.Duration, bool) {
 	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
 		return 0, false
 	}
-	v := resp.Header.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(time.Until(at), 0), true
-	}
-	return 0, false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return httpwait.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }
