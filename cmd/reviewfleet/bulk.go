@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
@@ -90,13 +88,11 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// Without REDIS_URL this command is the fleet: workers and the
 	// reconciler run here until the batch ends.
-	if a.LocalRedis {
-		stop, err := runLocalFleet(ctx, a)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stop, err := startLocalFleet(ctx, a, "", nil)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
 	sub := &bulk.Submitter{App: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
 	var entriesDone atomic.Int64
@@ -160,23 +156,4 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter, prState st
 		src += ":" + prState // a different listing: a different batch
 	}
 	return bulk.Spec{Name: src, Source: src, Entries: entries}, nil
-}
-
-// runLocalFleet runs a worker and the reconciler in this process (an
-// in-process Redis has no other fleet) and returns what stops them.
-func runLocalFleet(ctx context.Context, a *app.App) (func(), error) {
-	wcfg := a.Cfg.Worker
-	wcfg.HealthAddr = ""
-	wcfg.ShutdownTimeout = 2 * time.Second
-	w, err := a.NewWorker(wcfg)
-	if err != nil {
-		return nil, err
-	}
-	rec := a.Reconciler()
-	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = w.Run(fctx) }()
-	go func() { defer wg.Done(); _ = rec.Run(fctx, time.Second) }()
-	return func() { cancel(); wg.Wait() }, nil
 }

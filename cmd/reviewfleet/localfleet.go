@@ -9,11 +9,12 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/app"
 )
 
-// startLocalFleet makes this command the fleet of review id when a runs on
-// an in-process Redis: a worker and a reconciler scoped to the review run
-// until the returned stop is called (safe to call more than once; it waits
-// for both). A worker that cannot run is reported to fail. With a real
-// fleet it starts nothing and stop does nothing.
+// startLocalFleet makes this command the fleet when a runs on an
+// in-process Redis: a worker and a reconciler (scoped to review id, or to
+// every review when id is empty) run until the returned stop is called
+// (safe to call more than once; it waits for both). A worker that cannot
+// run is reported to fail (when not nil). With a real fleet it starts
+// nothing and stop does nothing.
 func startLocalFleet(ctx context.Context, a *app.App, id string, fail func(error)) (stop func(), err error) {
 	if !a.LocalRedis {
 		return func() {}, nil
@@ -34,7 +35,7 @@ func startLocalFleet(ctx context.Context, a *app.App, id string, fail func(error
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		if err := w.Run(fleetCtx); err != nil {
+		if err := w.Run(fleetCtx); err != nil && fail != nil {
 			fail(fmt.Errorf("in-process worker: %w", err))
 		}
 	}()
