@@ -64,7 +64,7 @@ type Plan struct {
 func MakePlan(findings []render.Finding, anchors Anchors, own, earlier map[string]bool, inlineAllowed bool) Plan {
 	var p Plan
 	for _, f := range findings {
-		fp := Fingerprint(f.Finding)
+		fp := render.Fingerprint(f.Finding)
 		if own[fp] {
 			p.Kept++
 			continue

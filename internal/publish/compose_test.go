@@ -60,15 +60,15 @@ func TestSuggestionOnlyForContiguousReplacement(t *testing.T) {
 func TestFingerprintIgnoresLinesAndWording(t *testing.T) {
 	a := review.Finding{File: "./a.go", LineStart: 3, RiskType: "security", Description: "Token leaks, here!"}
 	b := review.Finding{File: "a.go", LineStart: 30, RiskType: "security", Description: "token   leaks,  here!"}
-	if Fingerprint(a) != Fingerprint(b) {
+	if render.Fingerprint(a) != render.Fingerprint(b) {
 		t.Error("the same finding moved down has another fingerprint")
 	}
 	c := b
 	c.RiskType = "correctness"
-	if Fingerprint(c) == Fingerprint(b) {
+	if render.Fingerprint(c) == render.Fingerprint(b) {
 		t.Error("another risk type has the same fingerprint")
 	}
-	if fp := Fingerprint(a); fingerprintIn("text\n"+findingMarker(fp)) != fp {
+	if fp := render.Fingerprint(a); fingerprintIn("text\n"+findingMarker(fp)) != fp {
 		t.Error("a comment's marker does not give back its fingerprint")
 	}
 }
