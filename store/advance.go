@@ -132,7 +132,10 @@ func (t *Tx) SaveEvalSummary(ctx context.Context) error {
 }
 
 // Advance moves a running review from stage `from` to stage `to` when no
-// ledger item of `from` is pending. Exactly one caller wins: the move is a
+// ledger item of `from` is pending and not every one of them failed (a
+// stage that reviewed nothing fails the review instead; checking it here,
+// in the same statement, closes the window in which an item failing
+// concurrently could let the review move on empty). Exactly one caller wins: the move is a
 // single conditional UPDATE, and the winner's planner writes the next
 // stage's ledger rows in the same transaction. It reports whether this call
 // won. Moving to review.StageDone also marks the review done, and
@@ -154,7 +157,10 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 			      FROM stage_items WHERE review_id = $1 AND status IN ('failed', 'skipped_budget')) f
 			WHERE id = $1 AND stage = $2 AND status = 'running'
 			  AND NOT EXISTS (SELECT 1 FROM stage_items
-			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')`,
+			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')
+			  AND (NOT EXISTS (SELECT 1 FROM stage_items WHERE review_id = $1 AND stage = $2)
+			       OR EXISTS (SELECT 1 FROM stage_items
+			                  WHERE review_id = $1 AND stage = $2 AND status <> 'failed'))`,
 			reviewID, string(from), string(to), status)
 		if err != nil {
 			return fmt.Errorf("move review %s from %s to %s: %w", reviewID, from, to, err)
