@@ -144,10 +144,18 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 	_ = json.Unmarshal([]byte(out), &doc)
 
 	sent := calls.Load()
+	// A configured fleet is set aside: the recorded replies are served by
+	// this process, so the queue and the worker run here, and the notice
+	// says so rather than claiming REDIS_URL is missing.
+	t.Setenv("REDIS_URL", "redis://127.0.0.1:1/0")
 	out, stderr, err = runCmd(t, "review", "--replay", doc.ReviewID, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("replay from the database: %v\n%s", err, stderr)
 	}
+	if !strings.Contains(stderr, "the recorded replies are served from this process: using an in-process Redis") || strings.Contains(stderr, "no REDIS_URL is set") {
+		t.Errorf("replay notice:\n%s", stderr)
+	}
+	t.Setenv("REDIS_URL", "")
 	if got := verdictsOf(t, out); got != recorded {
 		t.Errorf("replay from the database differs:\n%s\nrecorded:\n%s", got, recorded)
 	}

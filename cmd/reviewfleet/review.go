@@ -125,7 +125,11 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	// The demo prepares its database itself; a real review expects `migrate`.
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{Migrate: *useDemo}, edit)
+	opts := app.Options{Migrate: *useDemo}
+	if rp != nil {
+		opts.InProcessReason = "the recorded replies are served from this process"
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, opts, edit)
 	if err != nil {
 		return err
 	}

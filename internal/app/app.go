@@ -59,6 +59,11 @@ type Options struct {
 	// NoStartLocal uses the local Postgres only if it is running: read-only
 	// commands say it is stopped instead of starting it again.
 	NoStartLocal bool
+	// InProcessReason says why the queue and the worker run in this
+	// process when the caller cleared REDIS_URL itself (a replay whose
+	// model server lives here); the notice names it instead of a missing
+	// REDIS_URL.
+	InProcessReason string
 }
 
 // App is an opened set of dependencies.
@@ -79,12 +84,14 @@ type App struct {
 	closers         []func()
 	skipSchemaCheck bool
 	noStartLocal    bool
+	inProcessReason string
 }
 
 // Open connects everything the configuration asks for, starting local
 // services where no connection is configured.
 func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err error) {
-	a := &App{Cfg: cfg, Log: opts.Log, skipSchemaCheck: opts.SkipSchemaCheck, noStartLocal: opts.NoStartLocal}
+	a := &App{Cfg: cfg, Log: opts.Log, skipSchemaCheck: opts.SkipSchemaCheck, noStartLocal: opts.NoStartLocal,
+		inProcessReason: opts.InProcessReason}
 	if a.Log == nil {
 		a.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -192,7 +199,11 @@ func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
 		a.closers = append(a.closers, stop)
 		a.RedisOpt = asynq.RedisClientOpt{Addr: addr}
 		a.LocalRedis = true
-		fmt.Fprintln(notices, "no REDIS_URL is set: using an in-process Redis and an in-process worker")
+		reason := "no REDIS_URL is set"
+		if a.inProcessReason != "" {
+			reason = a.inProcessReason
+		}
+		fmt.Fprintln(notices, reason+": using an in-process Redis and an in-process worker")
 	} else {
 		opt, err := asynq.ParseRedisURI(a.Cfg.RedisURL)
 		if err != nil {
