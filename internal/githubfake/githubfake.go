@@ -83,15 +83,32 @@ type Server struct {
 	auths    []string
 	limited  int
 	rejected int
+	mux      *http.ServeMux
+	git      gitRepos
 }
 
-// New starts a fake serving prs.
+// New starts a fake serving prs over http.
 func New(prs ...PR) *Server {
-	s := &Server{prs: map[string]*PR{}, nextID: 1000}
+	s := newServer(prs)
+	s.Server = httptest.NewServer(s.handler())
+	return s
+}
+
+// NewTLS starts a fake serving prs over https, with a certificate of its
+// own (Server.Certificate; Server.Client trusts it). Git remotes it
+// serves (ServeGit) are https remotes, as GitHub's are.
+func NewTLS(prs ...PR) *Server {
+	s := newServer(prs)
+	s.Server = httptest.NewTLSServer(s.handler())
+	return s
+}
+
+func newServer(prs []PR) *Server {
+	s := &Server{prs: map[string]*PR{}, nextID: 1000, mux: http.NewServeMux()}
 	for i := range prs {
 		s.AddPR(prs[i])
 	}
-	mux := http.NewServeMux()
+	mux := s.mux
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPR)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPRs)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/files", s.listFiles)
@@ -107,14 +124,18 @@ func New(prs ...PR) *Server {
 	mux.HandleFunc("GET /user", s.user)
 	mux.HandleFunc("GET /app", s.app)
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s
+}
+
+// handler serves the routes after the configured latency.
+func (s *Server) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		d := s.latency
 		s.mu.Unlock()
 		time.Sleep(d)
-		mux.ServeHTTP(w, r)
-	}))
-	return s
+		s.mux.ServeHTTP(w, r)
+	})
 }
 
 func key(owner, repo string, n int) string { return fmt.Sprintf("%s/%s#%d", owner, repo, n) }
@@ -623,7 +644,8 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
 func (s *Server) state(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"reviews": s.reviews, "comments": s.comments, "rejected": s.rejected, "rate_limited": s.limited})
+	writeJSON(w, http.StatusOK, map[string]any{"reviews": s.reviews, "comments": s.comments, "rejected": s.rejected, "rate_limited": s.limited,
+		"git": map[string]int{"served": s.git.served, "refused": s.git.refused}})
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
