@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/publish"
@@ -48,21 +47,13 @@ func checkPRFlags(prURL string, post, noWait, demo bool, req submit.Request) err
 	return err
 }
 
-func githubClients(a *app.App) (*pullrequest.Clients, error) {
-	return pullrequest.NewClients(a.Cfg.GitHub, os.Getenv("GITHUB_TOKEN"), nil)
-}
-
 // submitPR reads a pull request and submits its review.
 func submitPR(ctx context.Context, a *app.App, raw, since string, stderr io.Writer) (string, error) {
 	id, err := pullrequest.ParseURL(raw)
 	if err != nil {
 		return "", exitError{code: exitUsage, err: err}
 	}
-	clients, err := githubClients(a)
-	if err != nil {
-		return "", err
-	}
-	gc, _, err := clients.For(ctx, id.Host, id.Owner, id.Repo)
+	gc, _, err := a.GitHub.For(ctx, id.Host, id.Owner, id.Repo)
 	if err != nil {
 		return "", err
 	}
@@ -77,11 +68,7 @@ func submitPR(ctx context.Context, a *app.App, raw, since string, stderr io.Writ
 
 // postReview posts a review and says what it did.
 func postReview(ctx context.Context, a *app.App, id string, w io.Writer) error {
-	clients, err := githubClients(a)
-	if err != nil {
-		return err
-	}
-	p := &publish.Poster{Store: a.Store, Clients: clients, Log: a.Log}
+	p := &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}
 	res, err := p.Post(ctx, id)
 	if err != nil {
 		return err

@@ -35,13 +35,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if a.LocalRedis || a.Cfg.DatabaseURL == "" {
 		return exitError{code: 2, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
-	clients, err := githubClients(a)
-	if err != nil {
-		return err
-	}
-	proc := &webhook.Processor{Store: a.Store, Clients: clients, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
+	proc := &webhook.Processor{Store: a.Store, Clients: a.GitHub, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
 	if wcfg.Post {
-		proc.Poster = &publish.Poster{Store: a.Store, Clients: clients, Log: a.Log}
+		proc.Poster = &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/webhook", &webhook.Handler{Store: a.Store, Secret: []byte(wcfg.Secret), Post: wcfg.Post, Nudge: proc.Nudge, Log: a.Log})

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
+	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/internal/telemetry"
@@ -68,12 +68,15 @@ type Options struct {
 
 // App is an opened set of dependencies.
 type App struct {
-	Cfg        config.Config
-	Store      *store.Store
-	RedisOpt   asynq.RedisConnOpt
-	Client     *asynq.Client
-	Inspector  *asynq.Inspector
-	Pipeline   *pipeline.Pipeline
+	Cfg       config.Config
+	Store     *store.Store
+	RedisOpt  asynq.RedisConnOpt
+	Client    *asynq.Client
+	Inspector *asynq.Inspector
+	Pipeline  *pipeline.Pipeline
+	// GitHub builds API clients (GITHUB_TOKEN or the GitHub App) for pull
+	// requests, posting and clones.
+	GitHub     *pullrequest.Clients
 	LLM        *llm.Client
 	Prompts    *prompts.Set
 	Snapshots  *snapshot.Cache
@@ -121,9 +124,14 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if err != nil {
 		return nil, err
 	}
+	// The GitHub clients read the App's key once; clones of that GitHub's
+	// private repositories use the same credential as its API.
+	if a.GitHub, err = pullrequest.NewClients(cfg.GitHub, os.Getenv("GITHUB_TOKEN"), nil); err != nil {
+		return nil, err
+	}
 	a.Snapshots = &snapshot.Cache{
 		Dir: cache, Store: a.Store, MaxBytes: cfg.Snapshot.MaxBytes, TokenFile: cfg.Snapshot.GitTokenFile, Log: a.Log,
-		HostTokens: gitHubCloneToken(cfg.GitHub.APIURL, os.Getenv("GITHUB_TOKEN")),
+		HostToken: a.GitHub.GitToken,
 		Retryable: func(ctx context.Context) bool {
 			n, ok := asynq.GetRetryCount(ctx)
 			limit, ok2 := asynq.GetMaxRetry(ctx)
@@ -361,21 +369,4 @@ func (a *App) endpoints() []llm.Endpoint {
 		out = append(out, ep)
 	}
 	return out
-}
-
-// gitHubCloneToken lets GITHUB_TOKEN clone the repositories of the GitHub
-// that apiURL serves (github.com for api.github.com, the host itself for
-// GitHub Enterprise), so that `review --pr` of a private repository needs
-// one token; other hosts never see it. nil without a token.
-func gitHubCloneToken(apiURL, token string) map[string]string {
-	token = strings.TrimSpace(token)
-	u, err := url.Parse(apiURL)
-	if token == "" || err != nil || u.Host == "" {
-		return nil
-	}
-	host := strings.ToLower(u.Host)
-	if host == "api.github.com" {
-		host = "github.com"
-	}
-	return map[string]string{host: token}
 }

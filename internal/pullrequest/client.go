@@ -127,19 +127,31 @@ func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Cl
 		gc, err := c.newClient(apiURL, c.token)
 		return gc, "github-writer:" + host + "/" + strings.ToLower(owner), err
 	}
-	jwt, err := AppJWT(c.cfg.AppID, c.key, time.Now())
+	tok, id, err := c.installationToken(ctx, apiURL, owner, repo)
 	if err != nil {
 		return nil, "", err
 	}
+	gc, err := c.newClient(apiURL, tok)
+	return gc, fmt.Sprintf("github-writer:%s:installation:%d", host, id), err
+}
+
+// installationToken is the App's token for the installation that covers
+// owner/repo (or the configured one), cached until five minutes before it
+// expires.
+func (c *Clients) installationToken(ctx context.Context, apiURL, owner, repo string) (string, int64, error) {
+	jwt, err := AppJWT(c.cfg.AppID, c.key, time.Now())
+	if err != nil {
+		return "", 0, err
+	}
 	appClient, err := c.newClient(apiURL, jwt)
 	if err != nil {
-		return nil, "", err
+		return "", 0, err
 	}
 	id := c.cfg.InstallationID
 	if id == 0 {
 		inst, _, err := appClient.Apps.FindRepositoryInstallation(ctx, owner, repo)
 		if err != nil {
-			return nil, "", fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, err)
+			return "", 0, fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, err)
 		}
 		id = inst.GetID()
 	}
@@ -149,14 +161,60 @@ func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Cl
 	c.mu.Unlock()
 	if tok == nil || time.Until(tok.GetExpiresAt().Time) < 5*time.Minute {
 		if tok, _, err = appClient.Apps.CreateInstallationToken(ctx, id, nil); err != nil {
-			return nil, "", fmt.Errorf("create a token for GitHub App installation %d: %w", id, err)
+			return "", 0, fmt.Errorf("create a token for GitHub App installation %d: %w", id, err)
 		}
 		c.mu.Lock()
 		c.tokens[key] = tok
 		c.mu.Unlock()
 	}
-	gc, err := c.newClient(apiURL, tok.GetToken())
-	return gc, fmt.Sprintf("github-writer:%s:installation:%d", host, id), err
+	return tok.GetToken(), id, nil
+}
+
+// GitHost is the host that serves the git repositories of the configured
+// GitHub: github.com for api.github.com, the API's own host for GitHub
+// Enterprise.
+func (c *Clients) GitHost() string {
+	api := c.cfg.APIURL
+	if api == "" {
+		api = DefaultAPIURL
+	}
+	u, err := url.Parse(api)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	host := strings.ToLower(u.Host)
+	if host == "api.github.com" {
+		host = "github.com"
+	}
+	return host
+}
+
+// GitToken is the credential for cloning repoPath ("/OWNER/REPO.git") over
+// https from host: GITHUB_TOKEN, or the GitHub App's installation token
+// for that repository. Hosts other than the configured GitHub's get ""
+// (the credential never leaves for another host), and so does a token
+// setup without any credential.
+func (c *Clients) GitToken(ctx context.Context, host, repoPath string) (string, error) {
+	if host = strings.ToLower(host); host == "" || host != c.GitHost() {
+		return "", nil
+	}
+	if c.key == nil {
+		return strings.TrimSpace(c.token), nil
+	}
+	owner, repo, ok := strings.Cut(strings.Trim(repoPath, "/"), "/")
+	repo = strings.TrimSuffix(repo, ".git")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+		return "", fmt.Errorf("clone %s%s: not an OWNER/REPO path of the GitHub App's host", host, repoPath)
+	}
+	apiURL, err := APIURLFor(c.cfg.APIURL, host)
+	if err != nil {
+		return "", err
+	}
+	tok, _, err := c.installationToken(ctx, apiURL, owner, repo)
+	if err != nil {
+		return "", fmt.Errorf("clone %s/%s: %w", owner, repo, err)
+	}
+	return tok, nil
 }
 
 // AppJWT is the JSON Web Token (RS256) a GitHub App authenticates with:

@@ -1,20 +1,36 @@
 package snapshot
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
 
-// A host token authenticates https remotes of its host only, and the
-// general token comes first.
-func TestRemoteHostTokens(t *testing.T) {
+// A host token is asked for https remotes only, with the host and the
+// repository path; a credential in the URL and the general token come
+// first, and a failure to get one is an error naming the remote.
+func TestRemoteHostToken(t *testing.T) {
 	t.Setenv(TokenEnv, "")
-	c := &Cache{HostTokens: map[string]string{"github.com": "gh"}}
+	var asked []string
+	c := &Cache{HostToken: func(_ context.Context, host, path string) (string, error) {
+		asked = append(asked, host+path)
+		if host == "github.com" {
+			return "gh", nil
+		}
+		return "", nil
+	}}
+	ctx := context.Background()
 	for raw, want := range map[string]string{
 		"https://github.com/acme/api.git":     "gh",
 		"https://GitHub.com/acme/api.git":     "gh",
 		"https://gitlab.com/acme/api.git":     "",
 		"https://own:tok@github.com/acme/api": "tok",
+		"http://github.com/acme/api.git":      "",
 		"ssh://git@github.com/acme/api.git":   "",
 	} {
-		r, err := c.Remote(raw)
+		r, err := c.Remote(ctx, raw)
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
@@ -22,8 +38,20 @@ func TestRemoteHostTokens(t *testing.T) {
 			t.Errorf("%s: token %q, want %q", raw, r.Token, want)
 		}
 	}
+	slices.Sort(asked)
+	if want := []string{"github.com/acme/api.git", "github.com/acme/api.git", "gitlab.com/acme/api.git"}; !slices.Equal(asked, want) {
+		t.Errorf("asked for %v, want %v: the https remotes without a credential, host in lower case", asked, want)
+	}
+
 	t.Setenv(TokenEnv, "general")
-	if r, _ := c.Remote("https://github.com/acme/api.git"); r.Token != "general" {
+	if r, _ := c.Remote(ctx, "https://github.com/acme/api.git"); r.Token != "general" {
 		t.Errorf("token %q, want the general one first", r.Token)
+	}
+
+	t.Setenv(TokenEnv, "")
+	c.HostToken = func(context.Context, string, string) (string, error) { return "", errors.New("installation not found") }
+	if _, err := c.Remote(ctx, "https://github.com/acme/api.git"); err == nil ||
+		!strings.Contains(err.Error(), "https://github.com/acme/api.git") || !strings.Contains(err.Error(), "installation not found") {
+		t.Errorf("a failing host token: %v, want an error naming the remote and the cause", err)
 	}
 }

@@ -44,11 +44,12 @@ type Cache struct {
 	// (a mounted secret, read at each fetch so a rotated token is picked
 	// up). TokenEnv, when set, takes precedence.
 	TokenFile string
-	// HostTokens are tokens for the https remotes of one host each (the
-	// host as in the URL, e.g. "github.com": GITHUB_TOKEN for the GitHub
-	// the pull requests come from). A token of TokenEnv or TokenFile, which
-	// apply to every host, comes first.
-	HostTokens map[string]string
+	// HostToken returns the token for an https remote on host (as in the
+	// URL, e.g. "github.com") at path ("/OWNER/REPO.git"), or "" when that
+	// host gets none: GITHUB_TOKEN or a GitHub App installation token for
+	// the GitHub the pull requests come from. A token of TokenEnv or
+	// TokenFile, which apply to every host, comes first.
+	HostToken func(ctx context.Context, host, path string) (string, error)
 	// Log receives fetch fallbacks and evictions (optional).
 	Log *slog.Logger
 	// Retryable, when set, reports whether the task asking for a snapshot
@@ -158,7 +159,7 @@ func (c *Cache) exportRaw(ctx context.Context, r store.Review, dest string) erro
 		}
 		return gitsrc.Export(ctx, r.Snapshot, r.HeadSHA, dest)
 	}
-	remote, err := c.Remote(r.Repo)
+	remote, err := c.Remote(ctx, r.Repo)
 	if err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func (c *Cache) ensureCommit(ctx context.Context, dir string, remote gitsrc.Remo
 
 // Remote parses a repository URL and attaches the configured token when the
 // URL carries no credential of its own.
-func (c *Cache) Remote(raw string) (gitsrc.Remote, error) {
+func (c *Cache) Remote(ctx context.Context, raw string) (gitsrc.Remote, error) {
 	remote, err := gitsrc.ParseRemote(raw)
 	if err != nil {
 		return remote, err
@@ -223,9 +224,11 @@ func (c *Cache) Remote(raw string) (gitsrc.Remote, error) {
 	if remote.Token == "" {
 		remote.Token = c.token()
 	}
-	if remote.Token == "" && strings.HasPrefix(remote.URL, "https://") {
+	if remote.Token == "" && c.HostToken != nil && strings.HasPrefix(remote.URL, "https://") {
 		if u, err := url.Parse(remote.URL); err == nil {
-			remote.Token = c.HostTokens[strings.ToLower(u.Host)]
+			if remote.Token, err = c.HostToken(ctx, strings.ToLower(u.Host), u.Path); err != nil {
+				return remote, fmt.Errorf("credentials for %s: %w", remote.URL, err)
+			}
 		}
 	}
 	return remote, nil

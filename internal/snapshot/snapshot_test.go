@@ -162,7 +162,7 @@ func TestWorkerFetchesNewerCommit(t *testing.T) {
 		}
 	}
 	// Fetched by its id, not with every branch.
-	remote, err := worker.Remote(url)
+	remote, err := worker.Remote(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestReplacesCloneWithWorkTree(t *testing.T) {
 	url := "file://" + rem.bare
 	head := rem.push(t, map[string]string{"lib/a.go": "package lib\n"})
 	worker := &snapshot.Cache{Dir: t.TempDir()}
-	remote, err := worker.Remote(url)
+	remote, err := worker.Remote(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

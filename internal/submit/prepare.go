@@ -62,7 +62,7 @@ type Request struct {
 // *snapshot.Cache implements it.
 type Repos interface {
 	// Remote parses a repository URL and attaches its credential.
-	Remote(raw string) (gitsrc.Remote, error)
+	Remote(ctx context.Context, raw string) (gitsrc.Remote, error)
 	// WithRepo runs fn with the clone of remote, cloning it when missing.
 	WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error
 }
@@ -96,7 +96,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	if repos == nil {
 		repos = &snapshot.Cache{Dir: req.CacheDir}
 	}
-	remote, err := repos.Remote(req.Repo)
+	remote, err := repos.Remote(ctx, req.Repo)
 	if err != nil {
 		return store.NewReview{}, fmt.Errorf("--repo: %w", err)
 	}
@@ -132,7 +132,7 @@ func fetchHead(ctx context.Context, repos Repos, dir string, req Request) error 
 	if req.HeadRepo == "" || req.HeadRepo == req.Repo || !isCommitID(req.Head) || gitsrc.HasCommit(ctx, dir, req.Head) {
 		return nil
 	}
-	remote, err := repos.Remote(req.HeadRepo)
+	remote, err := repos.Remote(ctx, req.HeadRepo)
 	if err != nil {
 		return fmt.Errorf("head repository: %w", err)
 	}
