@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,7 +23,7 @@ import (
 )
 
 const evalUsage = `Usage:
-  reviewfleet eval --dataset DIR [--judge-model M] [--window N] [--compare RUN_ID] [--toggles verify,eval,progressive_context] [--format markdown|json]
+  reviewfleet eval --dataset DIR [--judge-model M] [--window N] [--compare RUN_ID] [--toggles verify,eval,progressive_context] [--parallel N] [--format markdown|json]
   reviewfleet eval import --golden FILE.json --out DIR
 
 Reviews every case of a dataset the way 'reviewfleet review' does, matches the reported findings to
@@ -56,6 +57,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	toggles := fs.String("toggles", "", "harness ablation: comma-separated toggles (verify, eval, progressive_context) each run off against all on")
 	label := fs.String("label", "", "a label stored with the run")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	parallel := fs.Int("parallel", 1, "cases under review at once; above 1 needs a fleet (REDIS_URL and DATABASE_URL, with workers running)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,6 +71,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if set["window"] && *window < 0 {
 		return exitError{code: exitUsage, err: errors.New("--window must not be negative")}
+	}
+	if *parallel < 1 {
+		return exitError{code: exitUsage, err: errors.New("--parallel must be at least 1")}
 	}
 	ablate, err := parseToggles(*toggles)
 	if err != nil {
@@ -84,14 +89,20 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeApp()
-	ev := &evaluator{a: a, dataset: *dataset, label: *label, window: a.Cfg.Evaluation.Window, judgeModel: a.Cfg.Evaluation.JudgeModel}
+	if *parallel > 1 && a.LocalRedis {
+		// The in-process fleet admits the one review this command waits
+		// for; concurrent cases need the fleet's admission.
+		return exitError{code: exitUsage, err: errors.New("--parallel above 1 needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the cases run one after another in this command)")}
+	}
+	ev := &evaluator{a: a, dataset: *dataset, label: *label, window: a.Cfg.Evaluation.Window, judgeModel: a.Cfg.Evaluation.JudgeModel,
+		parallel: *parallel}
 	if set["window"] {
 		ev.window = *window
 	}
 	if set["judge-model"] {
 		ev.judgeModel = *judgeModel
 	}
-	ev.progress = stderr
+	ev.progress = &lockedWriter{w: stderr} // cases under review at once share it
 	if *quiet {
 		ev.progress = io.Discard
 	}
@@ -184,6 +195,7 @@ type evaluator struct {
 	window     int
 	judgeModel string
 	progress   io.Writer
+	parallel   int // cases under review at once (1 without a fleet)
 }
 
 // run reviews every case with the harness settings h, scores the cases,
@@ -195,30 +207,78 @@ func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.H
 		Harness: map[string]bool{"verify": h.VerifyEnabled, "eval": h.EvalEnabled, "progressive_context": h.ProgressiveContextEnabled},
 	}
 	var judge *evaluation.LLMJudge
-	reviewOf := map[string]string{}
+	reviewOf := &caseReviews{ids: map[string]string{}}
 	if e.judgeModel != "" {
 		prices := e.a.Cfg.LLM.Prices
 		judge = &evaluation.LLMJudge{
 			LLM: e.a.LLM, Model: e.judgeModel,
-			ReviewID: func(c evaluation.Case) string { return reviewOf[c.Name] },
+			ReviewID: reviewOf.get,
 			Cost: func(model string, in, out int) float64 {
 				return app.CallCost(prices, model, in, out)
 			},
 		}
 	}
+	// Results keep the dataset's order whatever order the cases end in.
+	results := make([]evaluation.CaseResult, len(cases))
+	slots := make(chan struct{}, max(1, e.parallel))
+	var wg sync.WaitGroup
 	for i, c := range cases {
-		fmt.Fprintf(e.progress, "eval %s: case %d/%d %s\n", orAll(label), i+1, len(cases), c.Name)
-		res := e.evalCase(ctx, c, judge, reviewOf)
-		if ctx.Err() != nil {
-			return r, ctx.Err()
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
 		}
-		r.Cases = append(r.Cases, res)
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			fmt.Fprintf(e.progress, "eval %s: case %d/%d %s\n", orAll(label), i+1, len(cases), c.Name)
+			results[i] = e.evalCase(ctx, c, judge, reviewOf)
+		}()
 	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	r.Cases = results
 	r.Sum()
 	if err := e.a.Store.SaveEvalRun(ctx, storedRun(r)); err != nil {
 		return r, err
 	}
 	return r, nil
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// caseReviews maps a case to its review, for the judge's calls to be
+// recorded with it; cases under review at once write it concurrently.
+type caseReviews struct {
+	mu  sync.Mutex
+	ids map[string]string
+}
+
+func (m *caseReviews) set(name, id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ids[name] = id
+}
+
+func (m *caseReviews) get(c evaluation.Case) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ids[c.Name]
 }
 
 func orAll(label string) string {
@@ -229,7 +289,7 @@ func orAll(label string) string {
 }
 
 // evalCase reviews one case and matches its reported findings.
-func (e *evaluator) evalCase(ctx context.Context, c evaluation.Case, judge *evaluation.LLMJudge, reviewOf map[string]string) evaluation.CaseResult {
+func (e *evaluator) evalCase(ctx context.Context, c evaluation.Case, judge *evaluation.LLMJudge, reviewOf *caseReviews) evaluation.CaseResult {
 	start := time.Now()
 	id, rep, err := reviewCase(ctx, e.a, caseRequest(c), e.progress)
 	runtime := time.Since(start)
@@ -243,7 +303,7 @@ func (e *evaluator) evalCase(ctx context.Context, c evaluation.Case, judge *eval
 	m := evaluation.MatchWindow(findings, c.Golden, e.window)
 	var jerr error
 	if judge != nil {
-		reviewOf[c.Name] = id
+		reviewOf.set(c.Name, id)
 		m, jerr = evaluation.MatchWithJudge(ctx, judge, c, findings, m)
 		ju := judge.Usage(c.Name)
 		usage.JudgeCalls, usage.JudgeTokens, usage.JudgeCost = ju.JudgeCalls, ju.JudgeTokens, ju.JudgeCost

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -292,5 +294,93 @@ func TestEvalImportWritesADataset(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "eval", "import", "--golden", golden); err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("missing --out: %v", err)
+	}
+}
+
+// On a fleet, --parallel reviews cases at once: the two reviews overlap,
+// the totals and the order of the cases are those of a sequential run, and
+// each judge call is recorded with its own case's review. Without a fleet
+// the flag is refused.
+func TestEvalParallelOnAFleet(t *testing.T) {
+	clearEnv(t)
+	marked := llmfake.Markers("")
+	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
+		if llmfake.SchemaName(req) == "reviewfleet_judge" {
+			return llmfake.JSON(map[string]any{"match": true, "reasoning": "same defect"})
+		}
+		time.Sleep(40 * time.Millisecond) // long enough reviews to overlap
+		return marked(ctx, req)
+	})
+	defer srv.Close()
+	dsn := testenv.IsolatedSchema(t)
+	for k, v := range map[string]string{
+		"DATABASE_URL": dsn, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
+		"REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
+	} {
+		t.Setenv(k, v)
+	}
+	if _, _, err := runCmd(t, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	dataset := evalRepo(t)
+	if _, _, err := runCmd(t, "eval", "--dataset", dataset, "--parallel", "2"); err == nil || !strings.Contains(err.Error(), "--parallel above 1 needs a fleet") {
+		t.Fatalf("--parallel without a fleet: %v", err)
+	}
+
+	t.Setenv("REDIS_URL", testenv.RedisURL(t))
+	t.Setenv("REVIEWFLEET_WORKER_HEALTH_ADDR", "127.0.0.1:0")
+	var workerLog bytes.Buffer
+	w := exec.Command(os.Args[0], "worker")
+	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
+	w.Stderr = &workerLog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Process.Kill(); _ = w.Wait() }()
+
+	out, stderr, err := runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--parallel", "2", "--judge-model", "judge-model")
+	if err != nil {
+		t.Fatalf("eval --parallel 2: %v\n%s\nworker:\n%s", err, stderr, workerLog.String())
+	}
+	var doc evalDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if tt := doc.Totals; tt.TP != 4 || tt.FP != 0 || tt.FN != 0 || tt.Golden != 4 || tt.JudgeCalls != 2 {
+		t.Fatalf("totals %+v", tt)
+	}
+	if len(doc.Cases) != 2 || doc.Cases[0].Name != "diff-case" || doc.Cases[1].Name != "git-case" {
+		t.Fatalf("cases %+v, want the dataset's order", doc.Cases)
+	}
+	if strings.Count(stderr, "eval run: case ") != 2 {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var reviews [2]store.Review
+	for i, c := range doc.Cases {
+		if reviews[i], err = st.GetReview(context.Background(), c.ReviewID); err != nil {
+			t.Fatal(err)
+		}
+		calls, err := st.ListLLMCalls(context.Background(), c.ReviewID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judged := 0
+		for _, call := range calls {
+			if call.Stage == "judge" {
+				judged++
+			}
+		}
+		if judged != 1 {
+			t.Errorf("case %s: %d judge calls recorded with its review, want 1", c.Name, judged)
+		}
+	}
+	a, b := reviews[0], reviews[1]
+	if a.FinishedAt == nil || b.FinishedAt == nil || !b.CreatedAt.Before(*a.FinishedAt) || !a.CreatedAt.Before(*b.FinishedAt) {
+		t.Errorf("the two reviews did not overlap: %s–%v and %s–%v", a.CreatedAt, a.FinishedAt, b.CreatedAt, b.FinishedAt)
 	}
 }
