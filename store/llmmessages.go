@@ -96,27 +96,8 @@ func (s *Store) storeParts(ctx context.Context, parts []part) error {
 	return nil
 }
 
-// DeleteUnreferencedMessages deletes up to limit llm_messages rows that no
-// call refers to any more (after their calls were deleted) and that no
-// call stored within the last grace, and returns how many it deleted.
-// grace must exceed the longest a call takes between storing its parts
-// and its row (seconds); a day is safe.
-func (s *Store) DeleteUnreferencedMessages(ctx context.Context, grace time.Duration, limit int) (int64, error) {
-	tag, err := s.pool.Exec(ctx, unreferencedParts+`, doomed AS (
-			SELECT m.hash FROM llm_messages m
-			WHERE m.seen_at < now() - $1::interval AND NOT EXISTS (SELECT 1 FROM refs WHERE refs.hash = m.hash)
-			LIMIT $2
-		)
-		DELETE FROM llm_messages m USING doomed WHERE m.hash = doomed.hash`,
-		interval(grace), limit)
-	if err != nil {
-		return 0, fmt.Errorf("delete unreferenced exchange parts: %w", err)
-	}
-	return tag.RowsAffected(), nil
-}
-
-// CountUnreferencedMessages counts the llm_messages rows
-// DeleteUnreferencedMessages would delete now with the same grace.
+// CountUnreferencedMessages counts the llm_messages rows no call refers
+// to and no call stored within the last grace: what prune would delete now.
 func (s *Store) CountUnreferencedMessages(ctx context.Context, grace time.Duration) (int64, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, unreferencedParts+`

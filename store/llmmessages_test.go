@@ -8,11 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -154,56 +150,5 @@ func TestExchangeStorageFigures(t *testing.T) {
 		}
 		t.Logf("expert run of %2d rounds: whole bodies %8d bytes, by content %7d bytes in %3d parts (%.1fx smaller)",
 			rounds, before, after.PartBytes, after.Parts, float64(before)/float64(after.PartBytes))
-	}
-}
-
-// Once a review's calls are gone, the parts only they referred to can be
-// deleted; parts another review still uses, and recent ones, stay.
-func TestDeleteUnreferencedMessages(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	dsn := testenv.IsolatedSchema(t)
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	first, second := newReview(t, st, "p1"), newReview(t, st, "p1")
-	expertRounds(t, st, first, 6, 2000)
-	expertRounds(t, st, second, 1, 2000)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `DELETE FROM reviews WHERE id = $1`, first); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := st.DeleteUnreferencedMessages(ctx, time.Hour, 100); err != nil || n != 0 {
-		t.Fatalf("within the grace period: deleted %d, %v", n, err)
-	}
-	n, err := st.DeleteUnreferencedMessages(ctx, 0, 3)
-	if err != nil || n != 3 {
-		t.Fatalf("first batch of 3: deleted %d, %v", n, err)
-	}
-	for n > 0 {
-		if n, err = st.DeleteUnreferencedMessages(ctx, 0, 3); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var left int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM llm_messages`).Scan(&left); err != nil {
-		t.Fatal(err)
-	}
-	// The second review's one round: system, user, settings, reply.
-	if left != 4 {
-		t.Errorf("%d parts left, want the 4 the second review refers to", left)
-	}
-	calls, err := st.ListLLMCalls(ctx, second)
-	if err != nil || len(calls) != 1 || !strings.Contains(string(calls[0].Request), "Investigate the finding") {
-		t.Fatalf("the second review's call after the deletion: %+v %v", calls, err)
 	}
 }
