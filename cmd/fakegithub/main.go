@@ -62,6 +62,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *repo == "" || *base == "" || *head == "" {
 		return errors.New("give -repo, -base and -head")
 	}
+	if *serveGit && !*useTLS && (*gitToken != "" || *appKey != "") {
+		return errors.New("-serve-git with credentials needs -tls: reviewfleet sends git credentials over https only")
+	}
 	name, num, ok := strings.Cut(*pr, "#")
 	owner, repoName, ok2 := strings.Cut(name, "/")
 	n, err := strconv.Atoi(num)

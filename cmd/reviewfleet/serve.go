@@ -35,6 +35,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if a.LocalRedis || a.Cfg.DatabaseURL == "" {
 		return exitError{code: 2, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
+	if err := a.GitHub.Check(); err != nil {
+		return exitError{code: 2, err: err}
+	}
 	proc := &webhook.Processor{Store: a.Store, Clients: a.GitHub, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
 	if wcfg.Post {
 		proc.Poster = &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}

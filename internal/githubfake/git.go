@@ -11,9 +11,8 @@ import (
 	"strings"
 )
 
-// gitRepos is the fake's git hosting.
+// gitRepos counts the fake's git requests.
 type gitRepos struct {
-	token   string // the password a fetch needs without an App
 	served  int
 	refused int
 }
@@ -38,6 +37,16 @@ func GitBackend() (string, error) {
 // token once RequireApp was called, else token; an empty token with no App
 // serves the repository to anyone. Fetching only: pushes are refused.
 func (s *Server) ServeGit(owner, repo, dir, token string) (string, error) {
+	return s.serveGit(owner, repo, dir, false, token)
+}
+
+// ServePublicGit hosts the bare repository at dir as a public repository:
+// anyone may fetch it, with or without credentials.
+func (s *Server) ServePublicGit(owner, repo, dir string) (string, error) {
+	return s.serveGit(owner, repo, dir, true, "")
+}
+
+func (s *Server) serveGit(owner, repo, dir string, public bool, token string) (string, error) {
 	backend, err := GitBackend()
 	if err != nil {
 		return "", err
@@ -49,21 +58,20 @@ func (s *Server) ServeGit(owner, repo, dir, token string) (string, error) {
 	prefix := "/" + owner + "/" + repo + ".git"
 	cgiHandler := &cgi.Handler{Path: backend, Root: prefix,
 		Env: []string{"GIT_PROJECT_ROOT=" + abs, "GIT_HTTP_EXPORT_ALL=1"}}
-	s.mu.Lock()
-	s.git.token = token
-	s.mu.Unlock()
 	s.mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "git-receive-pack") || r.URL.Query().Get("service") == "git-receive-pack" {
 			http.Error(w, "the fake serves fetches only", http.StatusForbidden)
 			return
 		}
-		if err := s.gitAuthorized(r); err != nil {
-			s.mu.Lock()
-			s.git.refused++
-			s.mu.Unlock()
-			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
-			http.Error(w, err.Error(), http.StatusUnauthorized)
-			return
+		if !public {
+			if err := s.gitAuthorized(r, token); err != nil {
+				s.mu.Lock()
+				s.git.refused++
+				s.mu.Unlock()
+				w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+				http.Error(w, err.Error(), http.StatusUnauthorized)
+				return
+			}
 		}
 		s.mu.Lock()
 		s.git.served++
@@ -73,10 +81,11 @@ func (s *Server) ServeGit(owner, repo, dir, token string) (string, error) {
 	return s.URL + prefix, nil
 }
 
-// gitAuthorized checks a git request's credentials.
-func (s *Server) gitAuthorized(r *http.Request) error {
+// gitAuthorized checks a private repository's fetch: the App's
+// installation token when an App is required, else token.
+func (s *Server) gitAuthorized(r *http.Request, token string) error {
 	s.mu.Lock()
-	want := s.git.token
+	want := token
 	if s.appKey != nil {
 		want = InstallationToken
 	}

@@ -85,6 +85,8 @@ type Server struct {
 	rejected int
 	mux      *http.ServeMux
 	git      gitRepos
+
+	notInstalled map[string]bool // owner/repo the App is not installed on
 }
 
 // New starts a fake serving prs over http.
@@ -265,9 +267,29 @@ func (s *Server) AddForeignReview(n int, login, body, comment string) {
 }
 
 func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
-	if s.authorize(w, r, true) {
-		writeJSON(w, http.StatusOK, map[string]any{"id": 42})
+	if !s.authorize(w, r, true) {
+		return
 	}
+	s.mu.Lock()
+	missing := s.notInstalled[strings.ToLower(r.PathValue("owner")+"/"+r.PathValue("repo"))]
+	s.mu.Unlock()
+	if missing {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": 42})
+}
+
+// NotInstalled makes the App's installation look-up of owner/repo answer
+// 404, as GitHub does for a repository the App is not installed on (a
+// contributor's fork, say). Every other repository is on installation 42.
+func (s *Server) NotInstalled(owner, repo string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notInstalled == nil {
+		s.notInstalled = map[string]bool{}
+	}
+	s.notInstalled[strings.ToLower(owner+"/"+repo)] = true
 }
 
 func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {

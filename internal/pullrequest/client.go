@@ -31,35 +31,72 @@ import (
 type Clients struct {
 	cfg    config.GitHub
 	token  string
-	key    *rsa.PrivateKey
 	client *http.Client
 
-	mu     sync.Mutex
-	tokens map[string]*github.InstallationToken // by API URL and installation id
-	logins map[string]string                    // Identity by host
+	keyOnce sync.Once
+	key     *rsa.PrivateKey // the App's, read at first use
+	keyErr  error
+
+	mu       sync.Mutex
+	tokens   map[string]*github.InstallationToken // by API URL and installation id
+	installs map[string]installation              // by API URL and owner/repo
+	logins   map[string]string                    // Identity by host
 	// sleep replaces the wait between rate-limited attempts (tests).
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// NewClients reads the App's private key when one is configured; token is
-// used otherwise (it may be empty for public repositories). hc is the
-// HTTP client underneath (nil: http.DefaultClient's transport).
+// installation is a repository's App installation as last looked up: id
+// 0 when the App is not installed there.
+type installation struct {
+	id    int64
+	until time.Time
+}
+
+// How long a repository's installation look-up is reused: an App being
+// installed on a repository shows within the shorter time.
+const (
+	installedFor    = time.Hour
+	notInstalledFor = 10 * time.Minute
+)
+
+// errNotInstalled: the App is not installed on the repository.
+var errNotInstalled = errors.New("the GitHub App is not installed on the repository")
+
+// NewClients returns clients acting with token, or as the configured
+// GitHub App (token may be empty for public repositories). The App's
+// private key is read at its first use, so commands that never call
+// GitHub work without it; Check reads it at once. hc is the HTTP client
+// underneath (nil: http.DefaultClient's transport).
 func NewClients(cfg config.GitHub, token string, hc *http.Client) (*Clients, error) {
-	c := &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{},
-		logins: map[string]string{}, sleep: httpwait.Sleep}
-	if cfg.AppID != 0 || cfg.AppPrivateKeyFile != "" {
-		if cfg.AppID == 0 || cfg.AppPrivateKeyFile == "" {
-			return nil, errors.New("github: a GitHub App needs both app_id and app_private_key_file")
-		}
-		pemBytes, err := os.ReadFile(cfg.AppPrivateKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("read the GitHub App private key: %w", err)
-		}
-		if c.key, err = ParsePrivateKey(pemBytes); err != nil {
-			return nil, err
-		}
+	if (cfg.AppID != 0) != (cfg.AppPrivateKeyFile != "") {
+		return nil, errors.New("github: a GitHub App needs both app_id and app_private_key_file")
 	}
-	return c, nil
+	return &Clients{cfg: cfg, token: token, client: hc, tokens: map[string]*github.InstallationToken{},
+		installs: map[string]installation{}, logins: map[string]string{}, sleep: httpwait.Sleep}, nil
+}
+
+// Check reads the GitHub App's private key when an App is configured, so
+// that a command about to use GitHub fails at its start on a missing or
+// unreadable key.
+func (c *Clients) Check() error {
+	_, err := c.appKey()
+	return err
+}
+
+// appKey is the App's private key, or nil when no App is configured.
+func (c *Clients) appKey() (*rsa.PrivateKey, error) {
+	if c.cfg.AppPrivateKeyFile == "" {
+		return nil, nil
+	}
+	c.keyOnce.Do(func() {
+		pemBytes, err := os.ReadFile(c.cfg.AppPrivateKeyFile)
+		if err != nil {
+			c.keyErr = fmt.Errorf("read the GitHub App private key (github.app_private_key_file): %w", err)
+			return
+		}
+		c.key, c.keyErr = ParsePrivateKey(pemBytes)
+	})
+	return c.key, c.keyErr
 }
 
 // WithSleep replaces how the clients wait before retrying a rate-limited
@@ -123,11 +160,15 @@ func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Cl
 	if err != nil {
 		return nil, "", err
 	}
-	if c.key == nil {
+	key, err := c.appKey()
+	if err != nil {
+		return nil, "", err
+	}
+	if key == nil {
 		gc, err := c.newClient(apiURL, c.token)
 		return gc, "github-writer:" + host + "/" + strings.ToLower(owner), err
 	}
-	tok, id, err := c.installationToken(ctx, apiURL, owner, repo)
+	tok, id, err := c.installationToken(ctx, key, apiURL, owner, repo)
 	if err != nil {
 		return nil, "", err
 	}
@@ -137,9 +178,9 @@ func (c *Clients) For(ctx context.Context, host, owner, repo string) (*github.Cl
 
 // installationToken is the App's token for the installation that covers
 // owner/repo (or the configured one), cached until five minutes before it
-// expires.
-func (c *Clients) installationToken(ctx context.Context, apiURL, owner, repo string) (string, int64, error) {
-	jwt, err := AppJWT(c.cfg.AppID, c.key, time.Now())
+// expires. It wraps errNotInstalled when the App is not installed there.
+func (c *Clients) installationToken(ctx context.Context, key *rsa.PrivateKey, apiURL, owner, repo string) (string, int64, error) {
+	jwt, err := AppJWT(c.cfg.AppID, key, time.Now())
 	if err != nil {
 		return "", 0, err
 	}
@@ -147,27 +188,55 @@ func (c *Clients) installationToken(ctx context.Context, apiURL, owner, repo str
 	if err != nil {
 		return "", 0, err
 	}
-	id := c.cfg.InstallationID
-	if id == 0 {
-		inst, _, err := appClient.Apps.FindRepositoryInstallation(ctx, owner, repo)
-		if err != nil {
-			return "", 0, fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, err)
-		}
-		id = inst.GetID()
+	id, err := c.installationID(ctx, appClient, apiURL, owner, repo)
+	if err != nil {
+		return "", 0, err
 	}
-	key := fmt.Sprintf("%s#%d", apiURL, id)
+	tokenKey := fmt.Sprintf("%s#%d", apiURL, id)
 	c.mu.Lock()
-	tok := c.tokens[key]
+	tok := c.tokens[tokenKey]
 	c.mu.Unlock()
 	if tok == nil || time.Until(tok.GetExpiresAt().Time) < 5*time.Minute {
 		if tok, _, err = appClient.Apps.CreateInstallationToken(ctx, id, nil); err != nil {
 			return "", 0, fmt.Errorf("create a token for GitHub App installation %d: %w", id, err)
 		}
 		c.mu.Lock()
-		c.tokens[key] = tok
+		c.tokens[tokenKey] = tok
 		c.mu.Unlock()
 	}
 	return tok.GetToken(), id, nil
+}
+
+// installationID is the configured installation, or the one GitHub names
+// for owner/repo, looked up again after installedFor (notInstalledFor when
+// the App was not installed there).
+func (c *Clients) installationID(ctx context.Context, appClient *github.Client, apiURL, owner, repo string) (int64, error) {
+	if c.cfg.InstallationID != 0 {
+		return c.cfg.InstallationID, nil
+	}
+	k := apiURL + " " + strings.ToLower(owner+"/"+repo)
+	c.mu.Lock()
+	in, ok := c.installs[k]
+	c.mu.Unlock()
+	if !ok || time.Now().After(in.until) {
+		inst, _, err := appClient.Apps.FindRepositoryInstallation(ctx, owner, repo)
+		var ge *github.ErrorResponse
+		switch {
+		case errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusNotFound:
+			in = installation{until: time.Now().Add(notInstalledFor)}
+		case err != nil:
+			return 0, fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, err)
+		default:
+			in = installation{id: inst.GetID(), until: time.Now().Add(installedFor)}
+		}
+		c.mu.Lock()
+		c.installs[k] = in
+		c.mu.Unlock()
+	}
+	if in.id == 0 {
+		return 0, fmt.Errorf("find the GitHub App installation of %s/%s: %w", owner, repo, errNotInstalled)
+	}
+	return in.id, nil
 }
 
 // GitHost is the host that serves the git repositories of the configured
@@ -192,13 +261,18 @@ func (c *Clients) GitHost() string {
 // GitToken is the credential for cloning repoPath ("/OWNER/REPO.git") over
 // https from host: GITHUB_TOKEN, or the GitHub App's installation token
 // for that repository. Hosts other than the configured GitHub's get ""
-// (the credential never leaves for another host), and so does a token
-// setup without any credential.
+// (the credential never leaves for another host), and so does a
+// repository the App is not installed on (a contributor's public fork):
+// it is cloned without credentials, as before an App was configured.
 func (c *Clients) GitToken(ctx context.Context, host, repoPath string) (string, error) {
 	if host = strings.ToLower(host); host == "" || host != c.GitHost() {
 		return "", nil
 	}
-	if c.key == nil {
+	key, err := c.appKey()
+	if err != nil {
+		return "", err
+	}
+	if key == nil {
 		return strings.TrimSpace(c.token), nil
 	}
 	owner, repo, ok := strings.Cut(strings.Trim(repoPath, "/"), "/")
@@ -210,7 +284,10 @@ func (c *Clients) GitToken(ctx context.Context, host, repoPath string) (string, 
 	if err != nil {
 		return "", err
 	}
-	tok, _, err := c.installationToken(ctx, apiURL, owner, repo)
+	tok, _, err := c.installationToken(ctx, key, apiURL, owner, repo)
+	if errors.Is(err, errNotInstalled) {
+		return "", nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("clone %s/%s: %w", owner, repo, err)
 	}

@@ -107,6 +107,33 @@ func TestAppTokenClonesPrivateRepository(t *testing.T) {
 		t.Errorf("the App's clone: %d git requests served, %d refused", served, refused)
 	}
 
+	// A contributor's public fork, where the App is not installed, is
+	// cloned without credentials; the look-up is not repeated.
+	gh.NotInstalled("contributor", "api")
+	forkURL, err := gh.ServePublicGit("contributor", "api", bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &snapshot.Cache{Dir: t.TempDir(), HostToken: app.GitToken}
+	for range 2 {
+		r, err := cache.Remote(ctx, forkURL)
+		if err != nil || r.Token != "" {
+			t.Fatalf("the fork's remote: token %q, %v; want none and no error", r.Token, err)
+		}
+	}
+	if _, err := submit.Prepare(ctx, config.Default(), submit.Request{Repo: forkURL, Base: base, Head: head, Repos: cache}); err != nil {
+		t.Fatalf("clone the public fork: %v", err)
+	}
+	lookups := 0
+	for _, a := range gh.Auths() {
+		if strings.HasPrefix(a, "Bearer ey") { // the App's JWT: installation look-ups and token requests
+			lookups++
+		}
+	}
+	if lookups != 3 { // acme/api's look-up and token, the fork's look-up once
+		t.Errorf("%d requests with the App's JWT, want 3: look-ups are cached", lookups)
+	}
+
 	// Without the App, or with another token, the clone is refused.
 	if err := prepare(nil); err == nil {
 		t.Error("a clone without credentials succeeded")
@@ -148,5 +175,25 @@ func writeFile(t *testing.T, name, data string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The App's key is read at its first use: commands that never call GitHub
+// run with a configuration naming a key that is not there, and Check
+// reports it naming the setting.
+func TestAppKeyReadWhenUsed(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent.pem")
+	c, err := pullrequest.NewClients(config.GitHub{APIURL: "https://ghe.example.com/api/v3/", AppID: 7, AppPrivateKeyFile: missing}, "", nil)
+	if err != nil {
+		t.Fatalf("NewClients read the key: %v", err)
+	}
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "github.app_private_key_file") {
+		t.Errorf("Check: %v, want an error naming github.app_private_key_file", err)
+	}
+	if _, err := c.GitToken(context.Background(), "ghe.example.com", "/acme/api.git"); err == nil {
+		t.Error("GitToken without the key: no error")
+	}
+	if _, err := pullrequest.NewClients(config.GitHub{AppID: 7}, "", nil); err == nil {
+		t.Error("an App id without a key file was accepted")
 	}
 }

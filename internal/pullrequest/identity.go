@@ -23,7 +23,11 @@ func (c *Clients) Identity(ctx context.Context, host string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if c.key == nil {
+	key, err := c.appKey()
+	if err != nil {
+		return "", err
+	}
+	if key == nil {
 		gc, err := c.newClient(apiURL, c.token)
 		if err != nil {
 			return "", err
@@ -34,7 +38,7 @@ func (c *Clients) Identity(ctx context.Context, host string) (string, error) {
 		}
 		login = u.GetLogin()
 	} else {
-		jwt, err := AppJWT(c.cfg.AppID, c.key, time.Now())
+		jwt, err := AppJWT(c.cfg.AppID, key, time.Now())
 		if err != nil {
 			return "", err
 		}

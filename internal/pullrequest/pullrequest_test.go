@@ -117,13 +117,14 @@ func TestAppInstallationToken(t *testing.T) {
 	if lock != "github-writer:github.com:installation:42" {
 		t.Errorf("lock %q, want one per installation", lock)
 	}
-	// The token is cached: a second client does not ask for another.
+	// The installation and its token are cached: a second client asks
+	// GitHub for neither.
 	before := len(gh.Auths())
 	if _, _, err := c.For(ctx, "github.com", "acme", "api"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(gh.Auths()) - before; n != 1 { // the installation lookup only
-		t.Errorf("%d requests for a second client, want 1 (the token is cached)", n)
+	if n := len(gh.Auths()) - before; n != 0 {
+		t.Errorf("%d requests for a second client, want 0 (installation and token are cached)", n)
 	}
 
 	// A key the fake does not know is refused.
