@@ -117,6 +117,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintf(stderr, "reviewfleet: warning: run %s evaluated %s (%d cases), this run %s (%d cases): the comparison may not mean much\n",
 				b.ID, b.Dataset, b.Cases, *dataset, len(cases))
 		}
+		if p := storedParallel(b.Harness); p != *parallel {
+			fmt.Fprintf(stderr, "reviewfleet: warning: run %s reviewed %d case(s) at once, this run %d: case runtimes include the wait for a worker, so the runtime criterion may not mean much\n",
+				b.ID, p, *parallel)
+		}
 	}
 
 	out := evalOutput{}
@@ -204,7 +208,8 @@ func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.H
 	e.a.Cfg.Harness = h // Prepare snapshots the configuration into each review
 	r := evaluation.Run{
 		ID: uuid.NewString(), Dataset: e.dataset, Label: label, JudgeModel: e.judgeModel, Window: e.window,
-		Harness: map[string]bool{"verify": h.VerifyEnabled, "eval": h.EvalEnabled, "progressive_context": h.ProgressiveContextEnabled},
+		Harness:  map[string]bool{"verify": h.VerifyEnabled, "eval": h.EvalEnabled, "progressive_context": h.ProgressiveContextEnabled},
+		Parallel: max(1, e.parallel),
 	}
 	var judge *evaluation.LLMJudge
 	reviewOf := &caseReviews{ids: map[string]string{}}
@@ -248,6 +253,18 @@ func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.H
 		return r, err
 	}
 	return r, nil
+}
+
+// storedParallel reads the parallelism stored with a run's settings
+// (runs stored before it was recorded ran one case at a time).
+func storedParallel(settings []byte) int {
+	var v struct {
+		Parallel int `json:"parallel"`
+	}
+	if json.Unmarshal(settings, &v) != nil || v.Parallel < 1 {
+		return 1
+	}
+	return v.Parallel
 }
 
 // lockedWriter serialises writes to w.
@@ -394,7 +411,12 @@ func reviewCase(ctx context.Context, a *app.App, req submit.Request, progOut io.
 
 // storedRun converts a run to its stored form.
 func storedRun(r evaluation.Run) store.EvalRun {
-	h, _ := json.Marshal(r.Harness)
+	// The stored settings: the harness toggles and the parallelism.
+	settings := map[string]any{"parallel": r.Parallel}
+	for k, v := range r.Harness {
+		settings[k] = v
+	}
+	h, _ := json.Marshal(settings)
 	t := r.Totals
 	s := store.EvalRun{
 		ID: r.ID, Dataset: r.Dataset, Label: r.Label, JudgeModel: r.JudgeModel, Window: r.Window, Harness: h,

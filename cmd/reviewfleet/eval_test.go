@@ -383,4 +383,15 @@ func TestEvalParallelOnAFleet(t *testing.T) {
 	if a.FinishedAt == nil || b.FinishedAt == nil || !b.CreatedAt.Before(*a.FinishedAt) || !a.CreatedAt.Before(*b.FinishedAt) {
 		t.Errorf("the two reviews did not overlap: %s–%v and %s–%v", a.CreatedAt, a.FinishedAt, b.CreatedAt, b.FinishedAt)
 	}
+
+	// The parallelism is stored with the run, and comparing against a run
+	// made with another one says so.
+	_, stderr, err = runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--quiet", "--compare", doc.RunID)
+	var ee exitError
+	if err != nil && (!errors.As(err, &ee) || ee.code != exitFindings) {
+		t.Fatalf("eval --compare: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "reviewed 2 case(s) at once, this run 1") {
+		t.Errorf("no warning about the different parallelism:\n%s", stderr)
+	}
 }

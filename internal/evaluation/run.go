@@ -85,8 +85,11 @@ type Run struct {
 	JudgeModel string          `json:"judge_model,omitempty"`
 	Window     int             `json:"window"`
 	Harness    map[string]bool `json:"harness"`
-	Totals     Totals          `json:"totals"`
-	Cases      []CaseResult    `json:"cases"`
+	// Parallel is how many cases were under review at once: case runtimes
+	// of runs with different values do not compare.
+	Parallel int          `json:"parallel"`
+	Totals   Totals       `json:"totals"`
+	Cases    []CaseResult `json:"cases"`
 }
 
 // Totals sums a run's cases.
