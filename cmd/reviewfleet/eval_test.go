@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,16 +121,21 @@ type evalDoc struct {
 	} `json:"ablation"`
 }
 
-func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
+// judgingEnv points the commands at a migrated schema and a markers
+// reviewer whose judge always agrees, each reviewer reply after delay; it
+// returns the schema's DSN.
+func judgingEnv(t *testing.T, delay time.Duration) string {
+	t.Helper()
 	clearEnv(t)
 	marked := llmfake.Markers("")
 	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
 		if llmfake.SchemaName(req) == "reviewfleet_judge" {
 			return llmfake.JSON(map[string]any{"match": true, "reasoning": "same defect"})
 		}
+		time.Sleep(delay)
 		return marked(ctx, req)
 	})
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	dsn := testenv.IsolatedSchema(t)
 	for k, v := range map[string]string{
 		"DATABASE_URL": dsn, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
@@ -142,6 +146,11 @@ func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
 	if _, _, err := runCmd(t, "migrate"); err != nil {
 		t.Fatal(err)
 	}
+	return dsn
+}
+
+func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
+	dsn := judgingEnv(t, 0)
 	dataset := evalRepo(t)
 
 	out, stderr, err := runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--quiet")
@@ -302,26 +311,7 @@ func TestEvalImportWritesADataset(t *testing.T) {
 // each judge call is recorded with its own case's review. Without a fleet
 // the flag is refused.
 func TestEvalParallelOnAFleet(t *testing.T) {
-	clearEnv(t)
-	marked := llmfake.Markers("")
-	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
-		if llmfake.SchemaName(req) == "reviewfleet_judge" {
-			return llmfake.JSON(map[string]any{"match": true, "reasoning": "same defect"})
-		}
-		time.Sleep(40 * time.Millisecond) // long enough reviews to overlap
-		return marked(ctx, req)
-	})
-	defer srv.Close()
-	dsn := testenv.IsolatedSchema(t)
-	for k, v := range map[string]string{
-		"DATABASE_URL": dsn, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
-		"REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
-	} {
-		t.Setenv(k, v)
-	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
-		t.Fatal(err)
-	}
+	dsn := judgingEnv(t, 40*time.Millisecond) // long enough reviews to overlap
 	dataset := evalRepo(t)
 	if _, _, err := runCmd(t, "eval", "--dataset", dataset, "--parallel", "2"); err == nil || !strings.Contains(err.Error(), "--parallel above 1 needs a fleet") {
 		t.Fatalf("--parallel without a fleet: %v", err)
@@ -329,14 +319,7 @@ func TestEvalParallelOnAFleet(t *testing.T) {
 
 	t.Setenv("REDIS_URL", testenv.RedisURL(t))
 	t.Setenv("REVIEWFLEET_WORKER_HEALTH_ADDR", "127.0.0.1:0")
-	var workerLog bytes.Buffer
-	w := exec.Command(os.Args[0], "worker")
-	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
-	w.Stderr = &workerLog
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = w.Process.Kill(); _ = w.Wait() }()
+	_, workerLog := startWorkerProcess(t)
 
 	out, stderr, err := runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--parallel", "2", "--judge-model", "judge-model")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -122,6 +123,40 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 	}
 }
 
+// startWorkerProcess runs `reviewfleet worker` in a process of its own
+// with this test's environment; it is killed when the test ends. The
+// returned buffer collects its stderr.
+func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	log := &syncBuffer{}
+	w := exec.Command(os.Args[0], "worker")
+	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
+	w.Stderr = log
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	return w, log
+}
+
+// syncBuffer is a bytes.Buffer a process may write while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // The issue's path: migrate, a worker in its own process, and a review
 // submitted against the machine's Redis and Postgres and an
 // OpenAI-compatible server.
@@ -142,14 +177,7 @@ func TestSeparateWorkerProcess(t *testing.T) {
 	if out, _, err := runCmd(t, "migrate"); err != nil || !strings.Contains(out, "applied") {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
-	var workerLog bytes.Buffer
-	w := exec.Command(os.Args[0], "worker")
-	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
-	w.Stderr = &workerLog
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = w.Process.Kill() }()
+	w, workerLog := startWorkerProcess(t)
 
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
