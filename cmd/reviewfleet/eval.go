@@ -19,6 +19,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/internal/syncio"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -102,7 +103,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if set["judge-model"] {
 		ev.judgeModel = *judgeModel
 	}
-	ev.progress = &lockedWriter{w: stderr} // cases under review at once share it
+	ev.progress = &syncio.Writer{W: stderr} // cases under review at once share it
 	if *quiet {
 		ev.progress = io.Discard
 	}
@@ -265,18 +266,6 @@ func storedParallel(settings []byte) int {
 		return 1
 	}
 	return v.Parallel
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // caseReviews maps a case to its review, for the judge's calls to be

@@ -8,13 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/syncio"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -126,9 +126,9 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 // startWorkerProcess runs `reviewfleet worker` in a process of its own
 // with this test's environment; it is killed when the test ends. The
 // returned buffer collects its stderr.
-func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncBuffer) {
+func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncio.Buffer) {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &syncio.Buffer{}
 	w := exec.Command(os.Args[0], "worker")
 	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
 	w.Stderr = log
@@ -137,24 +137,6 @@ func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncBuffer) {
 	}
 	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
 	return w, log
-}
-
-// syncBuffer is a bytes.Buffer a process may write while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // The issue's path: migrate, a worker in its own process, and a review

@@ -1,7 +1,6 @@
 package localenv
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -13,32 +12,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/internal/syncio"
 )
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestStartPostgresPersistsAcrossRestarts(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dataDir := filepath.Join(t.TempDir(), "cluster")
-	var logw syncBuffer
+	var logw syncio.Buffer
 	opts := PostgresOptions{DataDir: dataDir, Log: &logw}
 
 	pg, err := StartPostgres(ctx, opts)
