@@ -678,7 +678,8 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	out := []map[string]any{}
 	for _, c := range s.Comments(p.Number) {
 		out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "commit_id": c.CommitID,
-			"path": c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User}})
+			"html_url": fmt.Sprintf("%s/%s/%s/pull/%d#discussion_r%d", s.URL, r.PathValue("owner"), r.PathValue("repo"), c.Number, c.ID),
+			"path":     c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User}})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

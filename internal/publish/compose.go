@@ -53,6 +53,9 @@ type Plan struct {
 	// (posting again); AlreadyPosted those commented on by an earlier
 	// review of the pull request (an earlier push).
 	Kept, AlreadyPosted int
+	// Threads maps a fingerprint to the address of the bot's earlier
+	// inline comment on it: a resolved finding links to its thread.
+	Threads map[string]string
 }
 
 // MakePlan places each reported finding: inline where the diff allows,
@@ -219,9 +222,7 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 		}
 		b.WriteString("\n")
 	}
-	if n := len(rep.Resolved); n > 0 {
-		fmt.Fprintf(&b, "Resolved since the previous review: %d finding(s).\n\n", n)
-	}
+	writeResolved(&b, rep.Resolved, p.Threads)
 	fmt.Fprintf(&b, "Cost: $%.4f over %d LLM calls.\n", rep.Usage.Cost, rep.Usage.LLMCalls)
 	if note != "" {
 		fmt.Fprintf(&b, "\n%s\n", note)
@@ -237,6 +238,31 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 		}
 	}
 	return b.String()
+}
+
+// maxResolvedListed bounds the resolved findings a summary lists.
+const maxResolvedListed = 20
+
+// writeResolved lists the findings of the previous review this one no
+// longer reports, each linked to the thread of its earlier inline comment
+// when there is one.
+func writeResolved(b *strings.Builder, resolved []render.Finding, threads map[string]string) {
+	if len(resolved) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Resolved since the previous review: %d finding(s).\n", len(resolved))
+	for i, f := range resolved {
+		if i == maxResolvedListed {
+			fmt.Fprintf(b, "- … and %d more\n", len(resolved)-maxResolvedListed)
+			break
+		}
+		fmt.Fprintf(b, "- ~~`%s`~~ · %s: %s", location(f.Finding), f.RiskType, oneLine(f.Description))
+		if u := threads[render.Fingerprint(f.Finding)]; u != "" {
+			fmt.Fprintf(b, " ([comment](%s))", u)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 func short(sha string) string {

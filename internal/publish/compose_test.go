@@ -76,12 +76,17 @@ func TestFingerprintIgnoresLinesAndWording(t *testing.T) {
 // The summary says which repository configuration files were invalid and
 // ignored, with their lines, and how many findings were resolved.
 func TestSummaryReportsConfigWarningsAndResolved(t *testing.T) {
+	gone := review.Finding{File: "a.go", LineStart: 3, LineEnd: 3, RiskType: "robustness", Description: "nil map\nwrite"}
 	rep := &render.Report{
 		ConfigWarnings: []render.ConfigWarning{{File: "svc/.reviewfleet.yaml", Line: 4, Message: "field ignroe not found"}},
-		Resolved:       []render.Finding{{Finding: review.Finding{File: "a.go", LineStart: 3}}},
+		Resolved: []render.Finding{{Finding: gone},
+			{Finding: review.Finding{File: "b.go", LineStart: 9, LineEnd: 9, RiskType: "security", Description: "never commented"}}},
 	}
-	body := Summary(rep, "0123456789abcdef", Plan{}, "")
-	for _, want := range []string{"`svc/.reviewfleet.yaml:4`: field ignroe not found", "Resolved since the previous review: 1"} {
+	threads := map[string]string{render.Fingerprint(gone): "https://github.com/o/r/pull/1#discussion_r7"}
+	body := Summary(rep, "0123456789abcdef", Plan{Threads: threads}, "")
+	for _, want := range []string{"`svc/.reviewfleet.yaml:4`: field ignroe not found", "Resolved since the previous review: 2",
+		"- ~~`a.go:3`~~ · robustness: nil map write ([comment](https://github.com/o/r/pull/1#discussion_r7))",
+		"- ~~`b.go:9`~~ · security: never commented\n"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("summary lacks %q:\n%s", want, body)
 		}

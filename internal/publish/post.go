@@ -92,13 +92,14 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err != nil {
 		return res, err
 	}
-	own, earlier := map[string]bool{}, map[string]bool{}
-	for fp, rid := range posted {
-		if existing != 0 && rid == existing {
+	own, earlier, threads := map[string]bool{}, map[string]bool{}, map[string]string{}
+	for fp, c := range posted {
+		if existing != 0 && c.reviewID == existing {
 			own[fp] = true
 		} else {
 			earlier[fp] = true
 		}
+		threads[fp] = c.url
 	}
 	note := ""
 	inline := existing == 0
@@ -109,6 +110,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		note = fmt.Sprintf("The pull request has moved on to `%s` since this review of `%s`: its findings are listed here instead of inline.", short(current.HeadSHA), short(pr.HeadSHA))
 	}
 	plan := MakePlan(rep.Findings, AnchorsOf(files), own, earlier, inline)
+	plan.Threads = threads
 	res.InBody, res.AlreadyPosted, res.Inline = len(plan.InBody), plan.AlreadyPosted, plan.Kept
 	if existing != 0 {
 		body := Summary(rep, pr.HeadSHA, plan, note)
@@ -124,6 +126,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		// changed under us): post everything in the body rather than nothing.
 		p.log().Warn("github refused the inline comments; posting them in the body", "pr", pr.String(), "err", err)
 		plan = MakePlan(rep.Findings, nil, own, earlier, false)
+		plan.Threads = threads
 		res.InBody = len(plan.InBody)
 		id, err = create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), nil)
 	}
@@ -205,11 +208,17 @@ func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest, 
 	}
 }
 
+// postedComment is the bot's inline comment on a finding.
+type postedComment struct {
+	reviewID int64  // the GitHub review it belongs to
+	url      string // its address on GitHub
+}
+
 // postedFingerprints collects the fingerprints tagged in the pull
 // request's review comments by me, whichever push they were posted on,
-// with the GitHub review each belongs to.
-func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest, me string) (map[string]int64, error) {
-	out := map[string]int64{}
+// with the comment that carries each.
+func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullRequest, me string) (map[string]postedComment, error) {
+	out := map[string]postedComment{}
 	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		page, resp, err := gc.PullRequests.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opts)
@@ -218,7 +227,7 @@ func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullReq
 		}
 		for _, c := range page {
 			if fp := fingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) {
-				out[fp] = c.GetPullRequestReviewID()
+				out[fp] = postedComment{reviewID: c.GetPullRequestReviewID(), url: c.GetHTMLURL()}
 			}
 		}
 		if resp.NextPage == 0 {

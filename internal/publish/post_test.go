@@ -2,6 +2,7 @@ package publish_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -86,13 +87,20 @@ func newFixture(t *testing.T, gh *githubfake.Server) *fixture {
 // findings as its report.
 func (f *fixture) reviewOf(t *testing.T, head string) string {
 	t.Helper()
+	return f.reviewWith(t, head, findings, nil)
+}
+
+// reviewWith stores a finished review at head reporting found and, as
+// resolved since the previous review, resolved.
+func (f *fixture) reviewWith(t *testing.T, head string, found, resolved []render.Finding) string {
+	t.Helper()
 	ctx := context.Background()
 	id, err := f.st.CreateReview(ctx, store.NewReview{Repo: "https://example.invalid/acme/api.git", Source: "url",
 		BaseRef: baseSHA, HeadRef: head, BaseSHA: baseSHA, HeadSHA: head, IntentMode: "per_file", Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &render.Report{ReviewID: id, Status: "done", HeadSHA: head, Findings: findings,
+	rep := &render.Report{ReviewID: id, Status: "done", HeadSHA: head, Findings: found, Resolved: resolved,
 		FailedItems: []render.FailedItem{{Stage: "expert", ItemKey: "finding:9", Error: "timeout"}},
 		Usage:       render.Usage{LLMCalls: 12, Cost: 0.0123}}
 	data, err := render.JSON(rep)
@@ -250,6 +258,41 @@ func TestPostNewPushSkipsFindingsAlreadyCommented(t *testing.T) {
 	}
 	if n, c := len(gh.Reviews(7)), len(gh.Comments(7)); n != 2 || c != 2 {
 		t.Fatalf("%d reviews and %d comments, want 2 (one per head) and 2", n, c)
+	}
+}
+
+// A finding fixed by the next push is listed as resolved in that push's
+// review, linked to the thread of its earlier inline comment.
+func TestPostLinksResolvedFindingsToTheirThreads(t *testing.T) {
+	t.Parallel()
+	gh := githubfake.New(fakePR(headSHA))
+	defer gh.Close()
+	f := newFixture(t, gh)
+	ctx := context.Background()
+	if _, err := f.poster.Post(ctx, f.reviewOf(t, headSHA)); err != nil {
+		t.Fatal(err)
+	}
+	var thread string
+	for _, c := range gh.Comments(7) {
+		if c.Line == 2 {
+			thread = fmt.Sprintf("/acme/api/pull/7#discussion_r%d", c.ID)
+		}
+	}
+	if thread == "" {
+		t.Fatalf("no inline comment on a.go:2: %+v", gh.Comments(7))
+	}
+	gh.AddPR(fakePR(head2))
+	if _, err := f.poster.Post(ctx, f.reviewWith(t, head2, findings[1:], findings[:1])); err != nil {
+		t.Fatal(err)
+	}
+	reviews := gh.Reviews(7)
+	if len(reviews) != 2 {
+		t.Fatalf("%d reviews, want one per head", len(reviews))
+	}
+	body := reviews[1].Body
+	want := "- ~~`a.go:2`~~ · correctness: f calls x, which panics on nil ([comment](" + gh.URL + thread + "))"
+	if !strings.Contains(body, "Resolved since the previous review: 1") || !strings.Contains(body, want) {
+		t.Errorf("the second push's review lacks %q:\n%s", want, body)
 	}
 }
 
