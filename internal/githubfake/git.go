@@ -96,9 +96,9 @@ func (s *Server) gitAuthorized(r *http.Request, token string) error {
 	_, pass, ok := r.BasicAuth()
 	switch {
 	case !ok:
-		return errors.New("Authentication required: this repository is private")
+		return errors.New("authentication required: this repository is private")
 	case pass != want:
-		return errors.New("Invalid username or token")
+		return errors.New("invalid username or token")
 	}
 	return nil
 }
