@@ -28,6 +28,11 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if a.LocalRedis {
 		return fmt.Errorf("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")
 	}
+	// Workers clone with the GitHub credentials: a key that is not there
+	// stops the worker here rather than failing every clone later.
+	if err := a.GitHub.Check(); err != nil {
+		return exitError{code: 2, err: err}
+	}
 	w, err := a.NewWorker(a.Cfg.Worker)
 	if err != nil {
 		return err

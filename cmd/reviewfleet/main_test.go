@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,4 +203,30 @@ func TestSeparateWorkerProcess(t *testing.T) {
 		t.Fatal("worker did not stop on SIGTERM")
 	}
 	_ = filepath.Join
+}
+
+// A GitHub App key that is not mounted stops only what uses GitHub: the
+// migrate Job and read-only commands run, a worker (which clones with
+// it) refuses to start and names the setting.
+func TestMissingAppKeyStopsOnlyGitHubUsers(t *testing.T) {
+	clearEnv(t)
+	cfg := filepath.Join(t.TempDir(), "reviewfleet.yaml")
+	missing := filepath.Join(t.TempDir(), "absent.pem")
+	if err := os.WriteFile(cfg, []byte("github:\n  app_id: 7\n  app_private_key_file: "+missing+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "k")
+	for _, args := range [][]string{{"migrate"}, {"status"}} {
+		if _, stderr, err := runCmd(t, append(args, "--config", cfg)...); err != nil {
+			t.Errorf("%s with the App's key missing: %v\n%s", args[0], err, stderr)
+		}
+	}
+	t.Setenv("REDIS_URL", testenv.RedisURL(t))
+	_, _, err := runCmd(t, "worker", "--config", cfg)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "github.app_private_key_file") {
+		t.Errorf("worker with the App's key missing: %v, want exit 2 naming github.app_private_key_file", err)
+	}
 }

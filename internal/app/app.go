@@ -124,8 +124,8 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if err != nil {
 		return nil, err
 	}
-	// The GitHub clients read the App's key once; clones of that GitHub's
-	// private repositories use the same credential as its API.
+	// Clones of the configured GitHub's private repositories use the same
+	// credential as its API (GITHUB_TOKEN or the App's installation token).
 	if a.GitHub, err = pullrequest.NewClients(cfg.GitHub, os.Getenv("GITHUB_TOKEN"), nil); err != nil {
 		return nil, err
 	}

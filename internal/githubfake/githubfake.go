@@ -87,6 +87,8 @@ type Server struct {
 	git      gitRepos
 
 	notInstalled map[string]bool // owner/repo the App is not installed on
+	revoked      bool            // the installation is gone
+	tokenTTL     time.Duration   // of installation tokens (0: an hour)
 }
 
 // New starts a fake serving prs over http.
@@ -271,13 +273,29 @@ func (s *Server) installation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	missing := s.notInstalled[strings.ToLower(r.PathValue("owner")+"/"+r.PathValue("repo"))]
+	missing := s.revoked || s.notInstalled[strings.ToLower(r.PathValue("owner")+"/"+r.PathValue("repo"))]
 	s.mu.Unlock()
 	if missing {
 		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": 42})
+}
+
+// Uninstall removes the App's installation: look-ups and token requests
+// answer 404 from now on.
+func (s *Server) Uninstall() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.revoked = true
+}
+
+// SetTokenLifetime sets how long the installation tokens it issues are
+// valid (default an hour).
+func (s *Server) SetTokenLifetime(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenTTL = d
 }
 
 // NotInstalled makes the App's installation look-up of owner/repo answer
@@ -293,9 +311,20 @@ func (s *Server) NotInstalled(owner, repo string) {
 }
 
 func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
-	if s.authorize(w, r, true) {
-		writeJSON(w, http.StatusCreated, map[string]any{"token": InstallationToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	if !s.authorize(w, r, true) {
+		return
 	}
+	s.mu.Lock()
+	revoked, ttl := s.revoked, s.tokenTTL
+	s.mu.Unlock()
+	if revoked {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	if ttl == 0 {
+		ttl = time.Hour
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"token": InstallationToken, "expires_at": time.Now().Add(ttl).UTC().Format(time.RFC3339)})
 }
 
 // SetLatency delays every answer by d, so concurrent clients overlap.

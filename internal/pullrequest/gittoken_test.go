@@ -6,11 +6,14 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/githubfake"
@@ -195,5 +198,59 @@ func TestAppKeyReadWhenUsed(t *testing.T) {
 	}
 	if _, err := pullrequest.NewClients(config.GitHub{AppID: 7}, "", nil); err == nil {
 		t.Error("an App id without a key file was accepted")
+	}
+}
+
+// Posting looks a repository up again although a clone found the App not
+// installed there; an installation removed since it was cached is looked
+// up once more, and its repository is then cloned without credentials; a
+// look-up that fails for another reason is an error.
+func TestAppInstallationCacheFollowsGitHub(t *testing.T) {
+	ctx := context.Background()
+	gh := githubfake.New()
+	defer gh.Close()
+	key, file := appKey(t)
+	gh.RequireApp(&key.PublicKey)
+	gh.SetTokenLifetime(4 * time.Minute) // too short to be reused: every call asks for a token
+	c, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL, AppID: 99, AppPrivateKeyFile: file}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := c.GitHost()
+
+	gh.NotInstalled("late", "api")
+	if tok, err := c.GitToken(ctx, host, "/late/api.git"); err != nil || tok != "" {
+		t.Fatalf("not installed: token %q, %v; want an anonymous clone", tok, err)
+	}
+	if _, _, err := c.For(ctx, host, "late", "api"); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Fatalf("For of a repository without the App: %v, want an error", err)
+	}
+	before := len(gh.Auths())
+	if _, _, err := c.For(ctx, host, "late", "api"); err == nil {
+		t.Fatal("For succeeded without the App")
+	}
+	if len(gh.Auths()) == before {
+		t.Error("For trusted the cached look-up instead of asking GitHub again")
+	}
+
+	if tok, err := c.GitToken(ctx, host, "/acme/api.git"); err != nil || tok != githubfake.InstallationToken {
+		t.Fatalf("installed: token %q, %v", tok, err)
+	}
+	gh.Uninstall()
+	before = len(gh.Auths())
+	if tok, err := c.GitToken(ctx, host, "/acme/api.git"); err != nil || tok != "" {
+		t.Fatalf("after the installation was removed: token %q, %v; want an anonymous clone", tok, err)
+	}
+	if n := len(gh.Auths()) - before; n != 2 { // the refused token, the look-up again
+		t.Errorf("%d requests after the removal, want 2", n)
+	}
+
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message": "upstream trouble"}`, http.StatusBadGateway)
+	}))
+	defer broken.Close()
+	c2, _ := pullrequest.NewClients(config.GitHub{APIURL: broken.URL, AppID: 99, AppPrivateKeyFile: file, MaxRetries: 0}, "", nil)
+	if _, err := c2.GitToken(ctx, c2.GitHost(), "/acme/api.git"); err == nil || !strings.Contains(err.Error(), "502") {
+		t.Errorf("a failing look-up: %v, want the error", err)
 	}
 }
