@@ -11,7 +11,7 @@ CREATE TABLE eval_runs (
     label        text NOT NULL DEFAULT '',         -- e.g. "verify=off" in an ablation
     judge_model  text NOT NULL DEFAULT '',         -- empty: the line window alone matched
     match_window integer NOT NULL,                 -- lines of slack when matching findings to golden issues
-    harness      jsonb NOT NULL DEFAULT '{}',      -- the harness toggles the run used
+    harness      jsonb NOT NULL DEFAULT '{}',      -- the harness toggles the run used, and "parallel" (cases at once)
     cases        integer NOT NULL,
     golden       integer NOT NULL,                 -- golden issues in the dataset (tp + fn)
     tp           integer NOT NULL,

@@ -256,8 +256,8 @@ func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.H
 	return r, nil
 }
 
-// storedParallel reads the parallelism stored with a run's settings
-// (runs stored before it was recorded ran one case at a time).
+// storedParallel reads the parallelism stored with a run's settings; a
+// run stored without one counts as one case at a time.
 func storedParallel(settings []byte) int {
 	var v struct {
 		Parallel int `json:"parallel"`

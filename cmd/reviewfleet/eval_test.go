@@ -198,6 +198,9 @@ func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
 	if c := second.Compare; c == nil || !c.FPDown || !c.FNNotUp || (err == nil) != c.Pass {
 		t.Fatalf("compare %+v, err %v", c, err)
 	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("comparing like runs warned:\n%s", stderr)
+	}
 	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ func WriteMarkdown(w io.Writer, r Run) error {
 	var b strings.Builder
 	t := r.Totals
 	fmt.Fprintf(&b, "# Evaluation %s\n\n", r.ID)
-	fmt.Fprintf(&b, "Dataset %s: %d cases, %d golden issues; window %d lines; judge %s; harness %s.\n",
-		r.Dataset, t.Cases, t.Golden, r.Window, orNone(r.JudgeModel), harnessText(r.Harness))
+	fmt.Fprintf(&b, "Dataset %s: %d cases, %d golden issues; window %d lines; judge %s; harness %s; %d case(s) at once.\n",
+		r.Dataset, t.Cases, t.Golden, r.Window, orNone(r.JudgeModel), harnessText(r.Harness), max(1, r.Parallel))
 	if r.Label != "" {
 		fmt.Fprintf(&b, "Run: %s.\n", r.Label)
 	}
