@@ -372,11 +372,7 @@ func reviewCase(ctx context.Context, a *app.App, req submit.Request, progOut io.
 			err = cause
 		}
 		if a.LocalRedis {
-			stopFleet()
-			bg := context.WithoutCancel(ctx)
-			if _, ferr := a.Store.FailReview(bg, id, "stopped: the eval command running its in-process worker ended ("+err.Error()+")"); ferr == nil {
-				a.StoreFailureReport(bg, id)
-			}
+			abandonLocalReview(ctx, a, id, "stopped: the eval command running its in-process worker ended ("+err.Error()+")", stopFleet)
 		}
 		return id, nil, fmt.Errorf("review %s: %w", id, err)
 	}

@@ -43,3 +43,18 @@ func startLocalFleet(ctx context.Context, a *app.App, id string, fail func(error
 	var once sync.Once
 	return func() { once.Do(func() { cancel(); wg.Wait() }) }, nil
 }
+
+// abandonLocalReview fails review id, whose wait ended early while this
+// command was its only fleet: nothing else will ever run its queued tasks.
+// The in-process fleet is stopped first, so no task in flight writes after
+// the failure is recorded. It reports whether the failure was recorded
+// (the review may have ended meanwhile).
+func abandonLocalReview(ctx context.Context, a *app.App, id, reason string, stopFleet func()) bool {
+	stopFleet()
+	bg := context.WithoutCancel(ctx)
+	if _, err := a.Store.FailReview(bg, id, reason); err != nil {
+		return false
+	}
+	a.StoreFailureReport(bg, id)
+	return true
+}

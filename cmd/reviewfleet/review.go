@@ -186,21 +186,14 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 			err = cause
 		}
 		if a.LocalRedis {
-			// Nothing else will ever run this review's queued tasks. Stop
-			// the in-process fleet first, so no task in flight writes after
-			// the failure is recorded.
-			stopFleet()
-			bg := context.WithoutCancel(ctx)
 			reason := "stopped: the command running its in-process worker ended (" + err.Error() + ")"
 			interrupted := ctx.Err() != nil // Ctrl-C or a signal, not a failure of the review
 			if interrupted {
 				reason = render.InterruptedPrefix + "the command running its in-process worker was stopped (Ctrl-C or a signal)"
 			}
-			if _, ferr := a.Store.FailReview(bg, id, reason); ferr == nil {
-				a.StoreFailureReport(bg, id)
-				if interrupted && printReport(bg, a.Store, id, *format, stdout) == nil {
-					return exitError{code: exitFailed, err: fmt.Errorf("review %s interrupted: it is partial, and the report above lists what did not run", id)}
-				}
+			if abandonLocalReview(ctx, a, id, reason, stopFleet) && interrupted &&
+				printReport(context.WithoutCancel(ctx), a.Store, id, *format, stdout) == nil {
+				return exitError{code: exitFailed, err: fmt.Errorf("review %s interrupted: it is partial, and the report above lists what did not run", id)}
 			}
 		}
 		return err
