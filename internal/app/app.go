@@ -271,7 +271,7 @@ func (a *App) openLLM() error {
 // Handlers builds every stage's handler.
 func (a *App) Handlers() worker.Handlers {
 	ignore := func(path string) bool {
-		skip, _ := diff.Classify(&diff.File{NewPath: path, Status: diff.StatusModified}, diff.ClassifyOptions{MaxFileDiffChars: -1, IgnoreGlobs: a.Cfg.Intent.Ignore})
+		skip, _ := diff.ClassifyPath(path, a.Cfg.Intent.Ignore)
 		return skip
 	}
 	return worker.Handlers{

@@ -120,3 +120,28 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+// TestClassifyPathNameRulesOnly pins that a snapshot file is judged by its
+// name alone: an ordinary source file with no diff is kept (search tools must
+// see it), while vendored, lock, generated and ignored names are skipped.
+func TestClassifyPathNameRulesOnly(t *testing.T) {
+	cases := []struct {
+		path   string
+		globs  []string
+		skip   bool
+		reason string
+	}{
+		{"app/db.py", nil, false, ""},
+		{"src/main.go", nil, false, ""},
+		{"vendor/x/y.go", nil, true, ReasonVendored},
+		{"go.sum", nil, true, ReasonLockFile},
+		{"api/types.pb.go", nil, true, ReasonGenerated},
+		{"docs/readme.txt", []string{"docs/"}, true, ReasonIgnored},
+	}
+	for _, c := range cases {
+		skip, reason := ClassifyPath(c.path, c.globs)
+		if skip != c.skip || reason != c.reason {
+			t.Errorf("ClassifyPath(%q) = %v, %q; want %v, %q", c.path, skip, reason, c.skip, c.reason)
+		}
+	}
+}
