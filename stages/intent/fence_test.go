@@ -12,9 +12,9 @@ import (
 )
 
 // TestUserMessageFencesInjection puts each case of the injection corpus in
-// the purpose, the diff and the content of a file: each lands inside
-// exactly one fence, which the text cannot close, and nothing follows the
-// last fence but the message's own text.
+// the purpose, the diff and the content of a file: the purpose lands in
+// the change's fence, the diff and content in the file's, which the text
+// cannot close, and no line of the corpus lies outside them.
 func TestUserMessageFencesInjection(t *testing.T) {
 	corpus, _ := filepath.Glob("../../internal/untrusted/testdata/injection/*")
 	if len(corpus) == 0 {
@@ -40,11 +40,14 @@ func TestUserMessageFencesInjection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := strings.Count(msg, fence.Close()); n != 3 {
-				t.Fatalf("%d closing lines, want 3 (purpose, diff, content):\n%s", n, msg)
+			if n := strings.Count(msg, fence.Close()); n != 2 {
+				t.Fatalf("%d closing lines, want 2 (the change, the file):\n%s", n, msg)
 			}
-			if n := strings.Count(msg, "UNTRUSTED-"+fence.ID()); n != 6 {
-				t.Errorf("fence id appears %d times, want 6", n)
+			if n := strings.Count(msg, "UNTRUSTED-"+fence.ID()); n != 4 {
+				t.Errorf("fence id appears %d times, want 4", n)
+			}
+			if err := untrusted.Check(msg, []string{text}, fence.ID()); err != nil {
+				t.Error(err)
 			}
 		})
 	}

@@ -136,36 +136,44 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 
 // userMessage shows the model each file's diff on new-side line numbers;
 // in per-file mode it also shows the head-side content around the change.
-// Everything taken from the change is fenced.
+// Everything taken from the change is fenced: the repository, refs and
+// purpose in one block, each file (its heading, diff and content) in
+// another, so no name from the repository starts a line of the message.
 func userMessage(r store.Review, files []store.File, chunked bool, fence untrusted.Fence) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Repository: %s\nChange: %s..%s\n", redact.String(r.Repo), short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
+	var head strings.Builder
+	fmt.Fprintf(&head, "Repository: %s\nChange: %s..%s\n", untrusted.Name(redact.String(r.Repo)), short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
 	if p := strings.TrimSpace(r.Purpose); p != "" {
-		fmt.Fprintf(&b, "\nPurpose of the change (as its author stated it):\n%s", fence.Wrap("purpose", p))
+		fmt.Fprintf(&head, "Purpose of the change (as its author stated it):\n%s", p)
 	}
+	b.WriteString(fence.Wrap("the change", head.String()))
 	b.WriteString(repoInstructions(files, fence))
 	for _, f := range files {
 		numbered, err := diff.NumberedText(f.Diff)
 		if err != nil {
-			return "", fmt.Errorf("re-read diff of %s: %w", f.Path, err)
+			return "", fmt.Errorf("re-read diff of %s: %w", untrusted.Name(f.Path), err)
 		}
-		fmt.Fprintf(&b, "\n### File: %s (%s", f.Path, f.Change)
+		var fb strings.Builder
+		fmt.Fprintf(&fb, "### File: %s (%s", untrusted.Name(f.Path), f.Change)
 		if f.OldPath != "" && f.OldPath != f.Path {
-			fmt.Fprintf(&b, " from %s", f.OldPath)
+			fmt.Fprintf(&fb, " from %s", untrusted.Name(f.OldPath))
 		}
-		fmt.Fprintf(&b, ", +%d -%d)\n\nDiff with new-side line numbers:\n%s", f.Additions, f.Deletions, fence.Wrap("diff of "+f.Path, numbered))
+		fmt.Fprintf(&fb, ", +%d -%d)\nDiff with new-side line numbers:\n%s", f.Additions, f.Deletions, numbered)
 		if !chunked && f.Content != nil {
-			fmt.Fprintf(&b, "\nHead version of %s (numbered):\n%s", f.Path,
-				fence.Wrap("head version of "+f.Path, source.Excerpt(*f.Content, f.ChangedLines, 30, 600)))
+			fmt.Fprintf(&fb, "\nHead version (numbered):\n%s", source.Excerpt(*f.Content, f.ChangedLines, 30, 600))
 		}
+		b.WriteString("\n" + fence.Wrap("file "+untrusted.Name(f.Path), fb.String()))
 	}
 	return b.String(), nil
 }
 
+// short names one side of the change: its ref and abbreviated commit,
+// each quoted when it could break the line.
 func short(ref, sha string) string {
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
+	ref, sha = untrusted.Name(ref), untrusted.Name(sha)
 	switch {
 	case ref != "" && sha != "" && ref != sha:
 		return ref + " (" + sha + ")"
@@ -229,7 +237,7 @@ func matchFile(name string, files []store.File) (string, bool) {
 	name = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(name), "a/"), "b/")
 	name = strings.TrimPrefix(name, "./")
 	for _, f := range files {
-		if f.Path == name {
+		if f.Path == name || untrusted.Name(f.Path) == name { // the prompt shows unusual names quoted
 			return f.Path, true
 		}
 	}
@@ -282,9 +290,9 @@ func changeList(all []store.FileSummary, fence untrusted.Fence) string {
 			fmt.Fprintf(&b, "… and %d more files\n", len(all)-i)
 			break
 		}
-		fmt.Fprintf(&b, "%s (%s", f.Path, f.Change)
+		fmt.Fprintf(&b, "%s (%s", untrusted.Name(f.Path), f.Change)
 		if f.OldPath != "" && f.OldPath != f.Path {
-			fmt.Fprintf(&b, " from %s", f.OldPath)
+			fmt.Fprintf(&b, " from %s", untrusted.Name(f.OldPath))
 		}
 		fmt.Fprintf(&b, ", +%d -%d", f.Additions, f.Deletions)
 		if f.SkipReason != "" {

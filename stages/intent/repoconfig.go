@@ -12,7 +12,8 @@ import (
 // repoInstructions appends to the purpose the instructions the
 // repository's .reviewfleet.yaml files give for the item's files, once per
 // distinct text with the files it applies to. They come from the change
-// itself, so they are fenced like the purpose.
+// itself, so they are fenced like the purpose, with the names of the
+// files they apply to.
 func repoInstructions(files []store.File, fence untrusted.Fence) string {
 	var order []string
 	byText := map[string][]string{}
@@ -24,12 +25,12 @@ func repoInstructions(files []store.File, fence untrusted.Fence) string {
 		if _, ok := byText[t]; !ok {
 			order = append(order, t)
 		}
-		byText[t] = append(byText[t], f.Path)
+		byText[t] = append(byText[t], untrusted.Name(f.Path))
 	}
 	var b strings.Builder
 	for _, t := range order {
-		fmt.Fprintf(&b, "\nReview instructions from the repository's configuration for %s:\n%s",
-			strings.Join(byText[t], ", "), fence.Wrap("repository instructions", t))
+		fmt.Fprintf(&b, "\nReview instructions from the repository's configuration:\n%s",
+			fence.Wrap("repository instructions", "For "+strings.Join(byText[t], ", ")+":\n"+t))
 	}
 	return b.String()
 }
