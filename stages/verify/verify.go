@@ -142,14 +142,19 @@ func Apply(before float64, anchored bool, adjusted, floor float64) (after float6
 	return review.Confidence(review.Outcome{Start: before, Floor: floor, Verify: verdict, VerifyAdjusted: adjusted}), verdict
 }
 
+// userMessage shows the finding and the code it cites. The finding is the
+// intent model's reading of the change, and names a file of it: both are
+// fenced with the code, and the file's name appears only inside fences.
 func userMessage(f review.Finding, file *store.File, fence untrusted.Fence) string {
+	name := untrusted.Name(f.File)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Finding to verify:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence: %.2f\n- description: %s\n",
-		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
-	fmt.Fprintf(&b, "\nCited lines with context (head version of %s):\n%s", f.File,
-		fence.Wrap("head version of "+f.File, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 8))))
+	b.WriteString("Finding to verify:\n")
+	b.WriteString(fence.Wrap("finding", fmt.Sprintf("- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence: %.2f\n- description: %s",
+		name, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)))
+	fmt.Fprintf(&b, "\nCited lines with context (head version of the file):\n%s",
+		fence.Wrap("head version of "+name, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 8))))
 	if numbered, err := diff.NumberedText(file.Diff); err == nil {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+f.File, numbered))
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+name, numbered))
 	}
 	return b.String()
 }
