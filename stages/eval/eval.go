@@ -116,21 +116,27 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 // exactly what else it has: the cited lines with 25 lines either side and
 // the change to the file. It has no tools.
 func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, expert store.Verdict, fence untrusted.Fence) (string, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Claim under review:\n- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence so far: %.2f\n- claim: %s\n",
-		f.File, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
+	// The claim is the intent model's reading of the change and the
+	// evidence the expert's reading of the repository: both fenced, with
+	// the file's name, like the code.
+	name := untrusted.Name(f.File)
+	var claim strings.Builder
+	fmt.Fprintf(&claim, "- file: %s\n- lines: %d-%d\n- risk type: %s\n- severity: %s\n- confidence so far: %.2f\n- claim: %s\n",
+		name, f.LineStart, f.LineEnd, f.RiskType, f.Severity, f.Confidence, f.Description)
 	if f.Suggestion != "" {
-		fmt.Fprintf(&b, "- suggested fix: %s\n", f.Suggestion)
+		fmt.Fprintf(&claim, "- suggested fix: %s\n", f.Suggestion)
 	}
 	if expert.Verdict != "" {
-		fmt.Fprintf(&b, "- expert verdict: %s\n", expert.Verdict)
+		fmt.Fprintf(&claim, "- expert verdict: %s\n", expert.Verdict)
 		var ev []string
 		if json.Unmarshal(expert.Evidence, &ev) == nil {
 			for _, e := range ev {
-				fmt.Fprintf(&b, "  - evidence checked against the repository: %s\n", e)
+				fmt.Fprintf(&claim, "  - evidence checked against the repository: %s\n", e)
 			}
 		}
 	}
+	var b strings.Builder
+	b.WriteString("Claim under review:\n" + fence.Wrap("claim", claim.String()))
 	b.WriteString("\nWhat you have: the cited lines of the head version with 25 lines either side, and the change to this file. " +
 		"You have no tools and cannot read other files: when the claim depends on code you cannot see, answer uncertain.\n")
 	file, err := h.Store.GetFile(ctx, reviewID, f.File)
@@ -138,14 +144,14 @@ func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Fin
 		return b.String(), nil // a finding without a stored file is judged on the claim alone
 	}
 	if err != nil {
-		return "", fmt.Errorf("load %s for eval: %w", f.File, err)
+		return "", fmt.Errorf("load %s for eval: %w", name, err)
 	}
 	if file.Content != nil {
-		fmt.Fprintf(&b, "\nHead version of %s around the cited lines:\n%s", f.File,
-			fence.Wrap("head version of "+f.File, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 25))))
+		fmt.Fprintf(&b, "\nHead version of the file around the cited lines:\n%s",
+			fence.Wrap("head version of "+name, source.Format(source.Window(*file.Content, f.LineStart, f.LineEnd, 25))))
 	}
 	if numbered, err := diff.NumberedText(file.Diff); err == nil {
-		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+f.File, numbered))
+		fmt.Fprintf(&b, "\nThe change to this file, with new-side line numbers:\n%s", fence.Wrap("diff of "+name, numbered))
 	}
 	return b.String(), nil
 }
