@@ -42,8 +42,10 @@ var Hostile = []string{HostileName, HostileRef, HostileMessage, HostileInstructi
 
 // CheckFenced checks every message of every request against the fences
 // the request's messages declare (untrusted.Rules): no line outside them
-// may hold a line of the hostile texts. It returns the number of messages
-// checked.
+// may hold a line of the hostile texts. A tool error ("error: …") may
+// quote the call's own arguments on its first line, escaped to that line:
+// it is checked from its second line on, and its first line must not
+// start with hostile text. It returns the number of messages checked.
 func CheckFenced(t testing.TB, reqs []openai.ChatCompletionRequest, hostile []string) int {
 	t.Helper()
 	n := 0
@@ -57,10 +59,29 @@ func CheckFenced(t testing.TB, reqs []openai.ChatCompletionRequest, hostile []st
 		}
 		for j, m := range req.Messages {
 			n++
-			if err := untrusted.Check(m.Content, hostile, ids...); err != nil {
+			content := m.Content
+			if m.Role == openai.ChatMessageRoleTool && strings.HasPrefix(content, "error: ") {
+				first, rest, _ := strings.Cut(content, "\n")
+				if startsWithAny(strings.TrimPrefix(first, "error: "), hostile) {
+					t.Errorf("request %d, message %d: a tool error starts with hostile text: %s", i, j, first)
+				}
+				content = rest
+			}
+			if err := untrusted.Check(content, hostile, ids...); err != nil {
 				t.Errorf("request %d, message %d (%s): %v", i, j, m.Role, err)
 			}
 		}
 	}
 	return n
+}
+
+// startsWithAny reports whether s starts with the first line of one of
+// prefixes.
+func startsWithAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if first, _, _ := strings.Cut(p, "\n"); first != "" && strings.HasPrefix(s, first) {
+			return true
+		}
+	}
+	return false
 }

@@ -96,6 +96,12 @@ func Name(s string) string {
 	return s
 }
 
+// OneLine returns s with every non-printing character (newlines, carriage
+// returns, other controls, Unicode line separators) written as a Go escape
+// and nothing else changed: runtime text that quotes a value it was given,
+// such as a tool error naming the path it was asked for, stays on its line.
+func OneLine(s string) string { return escapeUnprintable(s) }
+
 // escapeUnprintable writes every character strconv.IsPrint rejects, other
 // than the ASCII space, as a Go escape.
 func escapeUnprintable(s string) string {
