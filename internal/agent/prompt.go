@@ -23,20 +23,27 @@ func protocolRules(cfg Config) string {
 		cfg.MaxRounds, cfg.SearchBudget)
 }
 
-// taskMessage describes the finding to investigate; the context, taken
-// from the change, is fenced.
+// taskMessage describes the finding to investigate. The finding (an
+// earlier model's reading of the change, naming a repository file) and the
+// context, taken from the change, are fenced.
 func taskMessage(t Task, fence untrusted.Fence) string {
 	var b strings.Builder
 	// No database id: it differs between runs of the same review, and a
 	// replayed review must send the same prompt as the recorded one.
-	fmt.Fprintf(&b, "Finding (%s): %s\n", t.RiskType, t.Description)
-	fmt.Fprintf(&b, "Location: %s lines %d-%d\n", t.File, t.LineStart, t.LineEnd)
+	b.WriteString("Finding to investigate:\n" + fence.Wrap("finding", FindingText(t)))
 	fmt.Fprintf(&b, "Confidence so far: %.2f\n", t.Confidence)
 	if c := strings.TrimSpace(t.Context); c != "" {
 		fmt.Fprintf(&b, "\nContext:\n%s", fence.Wrap("context from the change", c))
 	}
 	b.WriteString("\nInvestigate whether this finding is real and finish with submit_verdict.")
 	return b.String()
+}
+
+// FindingText is the finding of t as the model is shown it, to be fenced:
+// its risk type and description, and its location with the file's name
+// quoted when it could break a line.
+func FindingText(t Task) string {
+	return fmt.Sprintf("Finding (%s): %s\nLocation: %s lines %d-%d", t.RiskType, t.Description, untrusted.Name(t.File), t.LineStart, t.LineEnd)
 }
 
 func transitionNudge(m Metrics) string {

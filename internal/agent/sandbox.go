@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // toolError is a failure reported to the model as the tool's result text.
@@ -20,7 +21,21 @@ type toolError struct{ msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
+// toolErrorf formats a tool error. Its arguments are often the model's
+// own (a path, a pattern), which text read from the repository may have
+// steered: each is kept to one line, so a tool error cannot carry text
+// onto lines of its own outside any fence.
 func toolErrorf(format string, args ...any) error {
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			args[i] = untrusted.OneLine(v)
+		case error:
+			args[i] = untrusted.OneLine(v.Error())
+		case fmt.Stringer:
+			args[i] = untrusted.OneLine(v.String())
+		}
+	}
 	return &toolError{msg: fmt.Sprintf(format, args...)}
 }
 

@@ -86,7 +86,8 @@ func parseVerdict(raw string) (submission, error) {
 		bad("a confirmed verdict needs at least one required evidence item")
 	}
 	if len(problems) > 0 {
-		return submission{}, toolErrorf("%s\n- %s", verdictRejected, strings.Join(problems, "\n- "))
+		// One problem a line; each is the runtime's own wording.
+		return submission{}, &toolError{msg: verdictRejected + "\n- " + strings.Join(problems, "\n- ")}
 	}
 	return submission{verdict: v, confidence: *a.Confidence, reasoning: strings.TrimSpace(a.Reasoning), evidence: checks}, nil
 }

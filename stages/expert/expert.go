@@ -195,13 +195,13 @@ func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("load the change to %s: %w", f.File, err)
+		return "", fmt.Errorf("load the change to %s: %w", untrusted.Name(f.File), err)
 	}
 	numbered, err := diff.NumberedText(file.Diff)
 	if err != nil {
 		return "", nil
 	}
-	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", f.File, numbered), nil
+	return fmt.Sprintf("The change to %s, with new-side line numbers:\n```\n%s```\n", untrusted.Name(f.File), numbered), nil
 }
 
 func reason(res agent.Result) string {
@@ -285,8 +285,8 @@ func (h *Handler) single(ctx context.Context, meta llm.Meta, task agent.Task, ac
 
 func singleMessage(t agent.Task, fence untrusted.Fence) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Finding (%s): %s\nLocation: %s lines %d-%d\nConfidence so far: %.2f\n\n%s",
-		t.RiskType, t.Description, t.File, t.LineStart, t.LineEnd, t.Confidence, fence.Wrap("context from the change", t.Context))
+	fmt.Fprintf(&b, "Finding to investigate:\n%sConfidence so far: %.2f\n\n%s",
+		fence.Wrap("finding", agent.FindingText(t)), t.Confidence, fence.Wrap("context from the change", t.Context))
 	b.WriteString("No tools are available. Judge the finding from the change above and give your verdict; " +
 		"evidence items are checked against the repository (quote code exactly).")
 	return b.String()
