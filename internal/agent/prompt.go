@@ -30,7 +30,7 @@ func taskMessage(t Task, fence untrusted.Fence) string {
 	var b strings.Builder
 	// No database id: it differs between runs of the same review, and a
 	// replayed review must send the same prompt as the recorded one.
-	b.WriteString("Finding to investigate:\n" + fence.Wrap("finding", FindingText(t)))
+	b.WriteString(fence.Wrap("finding to investigate", FindingText(t)))
 	fmt.Fprintf(&b, "Confidence so far: %.2f\n", t.Confidence)
 	if c := strings.TrimSpace(t.Context); c != "" {
 		fmt.Fprintf(&b, "\nContext:\n%s", fence.Wrap("context from the change", c))

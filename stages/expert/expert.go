@@ -285,8 +285,8 @@ func (h *Handler) single(ctx context.Context, meta llm.Meta, task agent.Task, ac
 
 func singleMessage(t agent.Task, fence untrusted.Fence) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Finding to investigate:\n%sConfidence so far: %.2f\n\n%s",
-		fence.Wrap("finding", agent.FindingText(t)), t.Confidence, fence.Wrap("context from the change", t.Context))
+	fmt.Fprintf(&b, "%sConfidence so far: %.2f\n\n%s",
+		fence.Wrap("finding to investigate", agent.FindingText(t)), t.Confidence, fence.Wrap("context from the change", t.Context))
 	b.WriteString("No tools are available. Judge the finding from the change above and give your verdict; " +
 		"evidence items are checked against the repository (quote code exactly).")
 	return b.String()
