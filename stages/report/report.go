@@ -204,11 +204,16 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		Kind, Path, Match, Detail string
 		StartLine                 int `json:"start_line"`
 		EndLine                   int `json:"end_line"`
-		Passed                    bool
+		Passed, Required          bool
 	}
 	_ = json.Unmarshal(run.Checks, &checks)
 	var ev []string
+	var failed []render.FailedCheck
 	for _, c := range checks {
+		if !c.Passed && c.Required {
+			// What the report names when it says why the gate refused the verdict.
+			failed = append(failed, render.FailedCheck{Kind: c.Kind, Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Match: c.Match, Detail: c.Detail})
+		}
 		status := "✓"
 		if !c.Passed {
 			status = "✗"
@@ -219,7 +224,7 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		}
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
-	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
+	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed}
 }
 
 // interrupted fills in what an interrupted review did not run: the items
