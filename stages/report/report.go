@@ -110,8 +110,8 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if note := budgetNote(r, cfg); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if r.SnapshotFallback != "" {
-		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+r.SnapshotFallback+".")
+	if note := SnapshotNote(r); note != "" {
+		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+note+".")
 	}
 	content := map[string]string{}
 	for _, f := range files {
@@ -277,4 +277,18 @@ func budgetNote(r store.Review, cfg config.Config) string {
 	return fmt.Sprintf("%d items were not reviewed: the review's LLM budget was spent (%d calls of %d, %d tokens of %d). "+
 		"Raise llm.max_calls_per_review or llm.max_tokens_per_review to review them.",
 		r.SkippedBudget, r.LLMCalls, cfg.LLM.MaxCallsPerReview, r.TokensIn+r.TokensOut, cfg.LLM.MaxTokensPerReview)
+}
+
+// SnapshotNote says why the expert saw only the review's changed files, or
+// is empty when it saw the head tree. A review of a diff alone has no work
+// tree to name, and its fallback was recorded as "the work tree  is not on
+// this worker" with a blank path: such a review is described as what it is.
+func SnapshotNote(r store.Review) string {
+	if r.SnapshotFallback == "" {
+		return ""
+	}
+	if r.Source == "diff" && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
+		return "the review is of a diff alone, without a work tree (review --diff … --repo DIR gives the expert the whole tree)"
+	}
+	return r.SnapshotFallback
 }

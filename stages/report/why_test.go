@@ -61,3 +61,45 @@ func TestBuildSaysWhyBelowThreshold(t *testing.T) {
 		t.Errorf("JSON lacks the reason:\n%s", stored.JSON)
 	}
 }
+
+// A review of a diff alone names no work tree: its note says what it is,
+// never "the work tree  is not on this worker" with a blank path.
+func TestSnapshotNoteNeverBlank(t *testing.T) {
+	t.Parallel()
+	blank := "the work tree  is not on this worker" // as recorded with an empty path
+	cases := []struct {
+		r    store.Review
+		want string
+	}{
+		{store.Review{Source: "diff", SnapshotFallback: blank}, "the review is of a diff alone, without a work tree"},
+		{store.Review{Source: "diff", Snapshot: "/cache/trees/abc", SnapshotFallback: "the work tree /cache/trees/abc is not on this worker"},
+			"the work tree /cache/trees/abc is not on this worker"},
+		{store.Review{Source: "url", SnapshotFallback: "fetch abc: unreachable"}, "fetch abc: unreachable"},
+		{store.Review{Source: "diff"}, ""},
+	}
+	for _, c := range cases {
+		got := report.SnapshotNote(c.r)
+		if !strings.HasPrefix(got, c.want) || (c.want == "" && got != "") || strings.Contains(got, "  ") {
+			t.Errorf("SnapshotNote(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, _ := stagetest.Review(t, st, config.Default(), review.StageReport,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n", Changed: []int{1}}}, nil)
+	if err := st.SetSnapshotFallback(ctx, id, blank); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := report.Render(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stored.Markdown, "work tree  is") || !strings.Contains(stored.Markdown, "diff alone") {
+		t.Errorf("the note names a blank path:\n%s", stored.Markdown)
+	}
+}
