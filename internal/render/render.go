@@ -48,7 +48,8 @@ type Report struct {
 	Threshold float64
 	// Findings are the reported findings, as chosen by Select.
 	Findings []Finding
-	// BelowThreshold are active findings under the threshold, listed briefly.
+	// BelowThreshold are active findings under the threshold, listed briefly
+	// with why each is there (Finding.Why).
 	BelowThreshold []Finding
 	// Dropped are the findings the manager dropped or merged, with Status,
 	// DropReason and MergedInto set.

@@ -99,7 +99,7 @@ func WhyBelow(f Finding, threshold float64) Reason {
 	// reader sees a confirmation next to a finding that was not reported.
 	for _, later := range trail[decisive+1:] {
 		if later.Stage == string(review.StageEval) && later.Verdict == review.VerdictConfirmed && v.Stage == string(review.StageExpert) {
-			w.Detail += "; the eval gate confirmed it, but eval raises only what the expert established"
+			w.Detail = strings.TrimRight(w.Detail, ".") + "; the eval gate confirmed it, but eval raises only what the expert established"
 		}
 	}
 	return w
