@@ -12,6 +12,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/stages/report"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -83,8 +84,8 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if r.SkippedBudget > 0 {
 		fmt.Fprintf(stdout, "budget  %d items skipped: LLM budget spent (raise llm.max_calls_per_review / llm.max_tokens_per_review)\n", r.SkippedBudget)
 	}
-	if r.SnapshotFallback != "" {
-		fmt.Fprintf(stdout, "snapshot changed files only: %s\n", r.SnapshotFallback)
+	if note := report.SnapshotNote(r); note != "" {
+		fmt.Fprintf(stdout, "snapshot changed files only: %s\n", note)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(stdout, "error   %s\n", r.Error)

@@ -15,8 +15,10 @@
 //
 //   - Accept gate: every evidence item of a submitted verdict is checked
 //     against the snapshot and the tool results recorded during the run. All
-//     required checks pass → StopAccepted; any fails → StopAcceptCheckFailed,
-//     the submitted verdict kept with its confidence multiplied by
+//     required checks pass → StopAccepted for a confirmed or refuted verdict,
+//     StopInconclusive for an inconclusive one (nothing was established, so
+//     nothing is "accepted"); any fails → StopAcceptCheckFailed, the
+//     submitted verdict kept with its confidence multiplied by
 //     Config.AcceptFailFactor.
 //   - Completion protocol: a reply with no tool call gets a reminder;
 //     Config.MaxMissingCompletion such replies in a row → StopMissingCompletion.

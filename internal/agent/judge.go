@@ -20,7 +20,7 @@ var errNoVerdict = errors.New("the document holds no JSON object with a verdict 
 // through the accept gate against task.Root. No tool ran, so tool_fact
 // checks fail.
 //
-// The Result follows the rules of a run: StopAccepted or
+// The Result follows the rules of a run: StopAccepted, StopInconclusive or
 // StopAcceptCheckFailed as the gate decides, the confidence lowered by
 // cfg.AcceptFailFactor when a required check fails; StopError with Err and
 // Error naming the reason when the document is not a valid verdict or the

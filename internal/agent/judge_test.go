@@ -24,6 +24,11 @@ func TestJudge(t *testing.T) {
 		"match": "if sess == nil { return }", "required": true}
 	fact := map[string]any{"kind": "tool_fact", "path": "", "start_line": 0, "end_line": 0, "match": "sess := s.byID[id]", "required": true}
 	optionalFact := map[string]any{"kind": "tool_fact", "path": "", "start_line": 0, "end_line": 0, "match": "sess := s.byID[id]", "required": false}
+	undecided := func(items ...map[string]any) string {
+		args := strictConfirm()
+		args["verdict"], args["evidence"] = review.VerdictInconclusive, items
+		return mustJSON(t, args)
+	}
 
 	tests := []struct {
 		name       string
@@ -43,6 +48,11 @@ func TestJudge(t *testing.T) {
 			StopAccepted, review.VerdictConfirmed, 0.9, nil, "", nil},
 		{"optional tool fact fails alone", withEvidence(quote, optionalFact), root, 0,
 			StopAccepted, review.VerdictConfirmed, 0.9, []string{"no tool result of this run contains the match"}, "", nil},
+		// An inconclusive verdict establishes nothing: it is never "accepted".
+		{"inconclusive, checks pass", undecided(exists), root, 0,
+			StopInconclusive, review.VerdictInconclusive, 0.9, nil, "", nil},
+		{"inconclusive, a check fails", undecided(invented), root, 0,
+			StopAcceptCheckFailed, review.VerdictInconclusive, 0.45, []string{"not found in " + file + " lines 15-18"}, "", nil},
 		{"failing quote", withEvidence(exists, invented), root, 0,
 			StopAcceptCheckFailed, review.VerdictConfirmed, 0.45, []string{"not found in " + file + " lines 15-18"}, "", nil},
 		{"failing quote, own factor", withEvidence(invented), root, 0.4,

@@ -251,7 +251,10 @@ func (r *runner) finish(sub submission) {
 
 // judge puts a validated verdict through the accept gate and records the
 // outcome in res: the verdict as submitted when every required check
-// passes, its confidence lowered by failFactor when one fails.
+// passes, its confidence lowered by failFactor when one fails. Only a
+// conclusion the gate let through is "accepted": an inconclusive verdict
+// that passes ends the run as StopInconclusive, so a stop reason never
+// reads as acceptance next to a verdict that established nothing.
 func judge(res *Result, sub submission, sb *sandbox, f *facts, cfg Config, cite citation) {
 	failFactor := cfg.AcceptFailFactor
 	results, ok := acceptGate(sb, f, sub.evidence, sub.verdict, cite)
@@ -261,6 +264,9 @@ func judge(res *Result, sub submission, sb *sandbox, f *facts, cfg Config, cite 
 	res.CheckResults = results
 	res.Confidence = review.ClampConfidence(sub.confidence)
 	res.StopReason = StopAccepted
+	if sub.verdict == review.VerdictInconclusive {
+		res.StopReason = StopInconclusive
+	}
 	if !ok {
 		res.Confidence = review.ClampConfidence(sub.confidence * failFactor)
 		res.StopReason = StopAcceptCheckFailed

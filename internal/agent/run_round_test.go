@@ -24,8 +24,8 @@ func TestReasoningOnlyRepliesAreNotMissingCompletions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopAccepted {
-		t.Fatalf("stop %s after %d rounds, want accepted: thinking is not a missing completion", res.StopReason, res.Rounds)
+	if res.StopReason != StopInconclusive {
+		t.Fatalf("stop %s after %d rounds, want the submitted inconclusive verdict: thinking is not a missing completion", res.StopReason, res.Rounds)
 	}
 }
 

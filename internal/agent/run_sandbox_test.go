@@ -184,7 +184,7 @@ func TestRunToolTimeoutBackoff(t *testing.T) {
 	if !strings.Contains(msgs[3], "timed out after 80ms; the next call with the same scope gets 80ms") {
 		t.Errorf("capped timeout message = %q", msgs[3])
 	}
-	if res.StopReason != StopAccepted {
-		t.Errorf("stop %s, want accepted", res.StopReason)
+	if res.StopReason != StopInconclusive {
+		t.Errorf("stop %s, want the submitted inconclusive verdict", res.StopReason)
 	}
 }

@@ -31,7 +31,8 @@ type StopReason string
 
 // Stop reasons. The values are stored in Postgres and must not change.
 const (
-	StopAccepted          StopReason = "accepted"                  // verdict submitted, every required check passed
+	StopAccepted          StopReason = "accepted"                  // confirmed or refuted verdict submitted, every required check passed
+	StopInconclusive      StopReason = "inconclusive"              // inconclusive verdict submitted, every required check passed
 	StopAcceptCheckFailed StopReason = "accept_check_failed"       // verdict submitted, a required check failed
 	StopRepeatCycle       StopReason = "repeat_cycle"              // the same call kept returning the same result
 	StopMissingCompletion StopReason = "missing_completion_signal" // replies kept arriving without a tool call

@@ -110,7 +110,7 @@ func TestMarkdownListsAFewDroppedFindings(t *testing.T) {
 		r.Dropped = append(r.Dropped, f)
 	}
 	md := Markdown(r)
-	if n := strings.Count(md, "dropped: cap_per_risk_type"); n != MaxDroppedListed {
+	if n := strings.Count(md, "manager: dropped, beyond the cap per risk type"); n != MaxDroppedListed {
 		t.Errorf("%d dropped findings listed, want %d", n, MaxDroppedListed)
 	}
 	if !strings.Contains(md, fmt.Sprintf("… and %d more, listed in the JSON report", 400-MaxDroppedListed)) {

@@ -154,14 +154,25 @@ type jsonFinding struct {
 	Fix         string        `json:"fix,omitempty"`
 	Status      string        `json:"status"`
 	DropReason  string        `json:"drop_reason"`
-	MergedInto  int64         `json:"merged_into"`
+	MergedInto  *int64        `json:"merged_into"`
 	Fingerprint string        `json:"fingerprint,omitempty"`
-	CarriedFrom int64         `json:"carried_from,omitempty"`
+	CarriedFrom *int64        `json:"carried_from"`
 	Number      int           `json:"number"`
 	Code        []jsonCode    `json:"code"`
 	CodeNote    string        `json:"code_note,omitempty"`
 	Trail       []jsonVerdict `json:"trail"`
 	Expert      *jsonExpert   `json:"expert"`
+	Why         *jsonReason   `json:"below_threshold_reason"`
+}
+
+// jsonReason is why a finding is below its threshold (see Reason); null
+// on every other finding.
+type jsonReason struct {
+	Stage        string   `json:"stage"`
+	Kind         string   `json:"kind"`
+	Threshold    float64  `json:"threshold"`
+	Detail       string   `json:"detail"`
+	FailedChecks []string `json:"failed_checks"`
 }
 
 type jsonCode struct {
@@ -229,10 +240,10 @@ func toJSON(r *Report) jsonReport {
 		Notes:          nonNil(r.Notes),
 		CreatedAt:      formatTime(r.CreatedAt),
 		FinishedAt:     formatTime(r.FinishedAt),
-		Threshold:      r.Threshold,
-		Findings:       toJSONFindings(r.Findings, 1),
-		BelowThreshold: toJSONFindings(r.BelowThreshold, 1+len(r.Findings)),
-		Dropped:        toJSONFindings(r.Dropped, 1+len(r.Findings)+len(r.BelowThreshold)),
+		Threshold:      round3(r.Threshold),
+		Findings:       toJSONFindings(r.Findings, 1, nil),
+		BelowThreshold: toJSONFindings(r.BelowThreshold, 1+len(r.Findings), func(f Finding) Reason { return whyNot(f, true, r.Threshold, nil) }),
+		Dropped:        toJSONFindings(r.Dropped, 1+len(r.Findings)+len(r.BelowThreshold), nil), // drop_reason says why
 		NotReviewed:    make([]jsonNotReviewed, len(r.NotReviewed)),
 		FailedItems:    make([]jsonFailedItem, len(r.FailedItems)),
 		Interrupted:    r.Interrupted,
@@ -240,9 +251,9 @@ func toJSON(r *Report) jsonReport {
 		NotRun:         make([]jsonFailedItem, len(r.NotRun)),
 		StagesNotRun:   nonNil(r.StagesNotRun),
 		EvalSummary:    make(map[string]jsonEvalCounts, len(r.EvalSummary)),
-		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: r.Usage.Cost},
+		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: math.Round(r.Usage.Cost*1e6) / 1e6},
 		ConfigWarnings: nonNil(r.ConfigWarnings),
-		Resolved:       toJSONFindings(r.Resolved, 1+len(r.Findings)+len(r.BelowThreshold)+len(r.Dropped)),
+		Resolved:       toJSONFindings(r.Resolved, 1+len(r.Findings)+len(r.BelowThreshold)+len(r.Dropped), nil),
 	}
 	for i, n := range r.NotReviewed {
 		j.NotReviewed[i] = jsonNotReviewed(n)
@@ -259,8 +270,10 @@ func toJSON(r *Report) jsonReport {
 	return j
 }
 
-// toJSONFindings encodes fs, numbering them from first on (see numbers).
-func toJSONFindings(fs []Finding, first int) []jsonFinding {
+// toJSONFindings encodes fs, numbering them from first on (see numbers);
+// why, when given, says why each is below its threshold. Confidences are rounded
+// to three decimals: 0.08, not the 0.08000000000000002 arithmetic leaves.
+func toJSONFindings(fs []Finding, first int, why func(Finding) Reason) []jsonFinding {
 	out := make([]jsonFinding, len(fs))
 	for i, f := range fs {
 		ex := capCode(f.Code)
@@ -273,16 +286,16 @@ func toJSONFindings(fs []Finding, first int) []jsonFinding {
 			File:        f.File,
 			LineStart:   f.LineStart,
 			LineEnd:     f.LineEnd,
-			Confidence:  f.Confidence,
+			Confidence:  round3(f.Confidence),
 			Description: f.Description,
 			Suggestion:  f.Suggestion,
 			Quote:       f.Quote,
 			Fix:         f.Fix,
 			Status:      string(f.Status),
 			DropReason:  f.DropReason,
-			MergedInto:  f.MergedInto,
+			MergedInto:  link(f.MergedInto),
 			Fingerprint: f.Fingerprint,
-			CarriedFrom: f.CarriedFrom,
+			CarriedFrom: link(f.CarriedFrom),
 			Code:        make([]jsonCode, len(ex.Lines)),
 			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
 		}
@@ -293,15 +306,19 @@ func toJSONFindings(fs []Finding, first int) []jsonFinding {
 			jf.Trail = append(jf.Trail, jsonVerdict{
 				Stage:            v.Stage,
 				Verdict:          v.Verdict,
-				ConfidenceBefore: v.ConfidenceBefore,
-				ConfidenceAfter:  v.ConfidenceAfter,
+				ConfidenceBefore: round3(v.ConfidenceBefore),
+				ConfidenceAfter:  round3(v.ConfidenceAfter),
 				Reason:           v.Reason,
 				Evidence:         nonNil(v.Evidence),
 				Model:            v.Model,
 			})
 		}
 		if x := f.Expert; x != nil {
-			jf.Expert = &jsonExpert{StopReason: x.StopReason, Rounds: x.Rounds, ToolCalls: x.ToolCalls, Evidence: nonNil(x.Evidence)}
+			jf.Expert = &jsonExpert{StopReason: stopReason(f), Rounds: x.Rounds, ToolCalls: x.ToolCalls, Evidence: nonNil(x.Evidence)}
+		}
+		if why != nil {
+			w := why(f)
+			jf.Why = &jsonReason{Stage: w.Stage, Kind: w.Kind, Threshold: round3(w.Threshold), Detail: w.Detail, FailedChecks: nonNil(w.FailedChecks)}
 		}
 		out[i] = jf
 	}
@@ -327,9 +344,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				Confidence:  j.Confidence,
 				Status:      review.FindingStatus(j.Status),
 				DropReason:  j.DropReason,
-				MergedInto:  j.MergedInto,
+				MergedInto:  unlink(j.MergedInto),
 				Fingerprint: j.Fingerprint,
-				CarriedFrom: j.CarriedFrom,
+				CarriedFrom: unlink(j.CarriedFrom),
 			},
 			Code:     make([]CodeLine, len(j.Code)),
 			CodeNote: j.CodeNote,
@@ -351,6 +368,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 		}
 		if x := j.Expert; x != nil {
 			f.Expert = &ExpertRun{StopReason: x.StopReason, Rounds: x.Rounds, ToolCalls: x.ToolCalls, Evidence: nonNil(x.Evidence)}
+		}
+		if w := j.Why; w != nil {
+			f.Why = &Reason{Stage: w.Stage, Kind: w.Kind, Threshold: w.Threshold, Detail: w.Detail, FailedChecks: nilIfEmpty(w.FailedChecks)}
 		}
 		out[i] = f
 	}
@@ -411,4 +431,28 @@ func nilIfEmpty(s []string) []string {
 		return nil
 	}
 	return s
+}
+
+// round3 rounds a confidence to three decimals for the reader: the
+// pipeline's arithmetic (0.8 × 0.1) leaves digits that mean nothing.
+func round3(v float64) float64 {
+	return math.Round(v*1000) / 1000
+}
+
+// link encodes a finding ID that may be absent: null, never 0, when there
+// is none.
+func link(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+// unlink reads a link written by link; reports of earlier versions wrote
+// 0 for none, which reads the same.
+func unlink(id *int64) int64 {
+	if id == nil {
+		return 0
+	}
+	return *id
 }

@@ -50,6 +50,11 @@ func TestJSONRoundTrip(t *testing.T) {
 			list[i].Trail = nonNil(list[i].Trail)
 		}
 	}
+	// The reason a finding is below the threshold is decoded with it.
+	for i, f := range want.BelowThreshold {
+		why := WhyBelow(f, want.Threshold)
+		want.BelowThreshold[i].Why = &why
+	}
 	if !reflect.DeepEqual(back, want) {
 		t.Errorf("decoded report differs:\n got %+v\nwant %+v", back, want)
 	}
@@ -85,7 +90,8 @@ func TestJSONShape(t *testing.T) {
 }
 
 // nullable lists the only keys whose value may be null.
-var nullable = map[string]bool{"created_at": true, "finished_at": true, "expert": true}
+var nullable = map[string]bool{"created_at": true, "finished_at": true, "expert": true,
+	"merged_into": true, "carried_from": true, "below_threshold_reason": true}
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
@@ -139,7 +145,7 @@ func TestJSONValues(t *testing.T) {
 	if got := strings.Join(stages, ","); got != "verify,expert,eval" {
 		t.Errorf("trail order = %s", got)
 	}
-	if doc.Dropped[1].MergedInto != 7 || doc.Dropped[1].Status != "merged" {
+	if m := doc.Dropped[1].MergedInto; m == nil || *m != 7 || doc.Dropped[1].Status != "merged" {
 		t.Errorf("merged finding = %+v", doc.Dropped[1])
 	}
 	if doc.EvalSummary["robustness"].Disputed != 2 || doc.Usage.TokensIn != 1234567 {

@@ -311,7 +311,7 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 		}
 	}
 	if x := f.Expert; x != nil {
-		fmt.Fprintf(b, "**Expert run:** stopped: %s · %s · %s\n\n", inline(orDash(x.StopReason)), plural(x.Rounds, "round"), plural(x.ToolCalls, "tool call"))
+		fmt.Fprintf(b, "**Expert run:** stopped: %s · %s · %s\n\n", inline(orDash(stopReason(f))), plural(x.Rounds, "round"), plural(x.ToolCalls, "tool call"))
 		for _, e := range x.Evidence {
 			fmt.Fprintf(b, "- %s\n", inline(e))
 		}
@@ -375,8 +375,19 @@ func writeBelow(b *strings.Builder, r *Report) {
 		return
 	}
 	for i, f := range r.BelowThreshold {
+		why := whyNot(f, true, r.Threshold, nil)
 		fmt.Fprintf(b, "- #%d %s %s %s (%.2f): %s\n", len(r.Findings)+i+1, inline(string(f.Severity)), inline(string(f.RiskType)),
 			location(f.Finding), f.Confidence, inline(truncate(oneLine(f.Description), 200)))
+		// Why first: a reader must see at a glance which stage kept the
+		// finding out, even one an eval gate confirmed.
+		fmt.Fprintf(b, "  - **Why below %.2f:** %s\n", why.Threshold, inline(truncate(oneLine(why.String()), 600)))
+		if trail := orderedTrail(f.Trail); len(trail) > 0 {
+			steps := make([]string, len(trail))
+			for k, v := range trail {
+				steps[k] = trailStep(v)
+			}
+			b.WriteString("  - Trail: " + strings.Join(steps, " → ") + "\n")
+		}
 	}
 	b.WriteString("\n")
 }
@@ -399,13 +410,7 @@ func writeDropped(b *strings.Builder, r *Report) {
 		return
 	}
 	for i, f := range dropped {
-		outcome := "dropped: " + inline(orDash(f.DropReason))
-		if f.Status == review.StatusMerged {
-			outcome = "merged into another finding"
-			if n, ok := nums[f.MergedInto]; ok {
-				outcome = fmt.Sprintf("merged into #%d", n)
-			}
-		}
+		outcome := inline(whyNot(f, false, 0, nums).String())
 		fmt.Fprintf(b, "- #%d %s %s — %s — %s\n", first+i, inline(string(f.RiskType)), location(f.Finding),
 			outcome, inline(truncate(oneLine(f.Description), 160)))
 	}

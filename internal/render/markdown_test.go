@@ -70,9 +70,9 @@ func TestMarkdownContent(t *testing.T) {
 		"| `assets/logo.png` | binary |",
 		"| expert | `finding:21` | reply did not validate: missing field \\| verdict |",
 		"- #4 low lifecycle `refund/store.go:5-9` (0.40): Cache entry not invalidated &lt;after> delete.",
-		"- #5 robustness `refund/worker.go:200` — dropped: far_from_change: 42 lines from nearest changed line (window 5) — Unchecked error.",
+		"- #5 robustness `refund/worker.go:200` — manager: dropped, too far from a change (42 lines from nearest changed line (window 5)) — Unchecked error.",
 		// numbers are per review (1..N), not the stored global IDs 12, 13, 7
-		"- #6 concurrency `refund/worker.go:41` — merged into #1 — Map race on refunds.",
+		"- #6 concurrency `refund/worker.go:41` — manager: dropped as a duplicate of #1 — Map race on refunds.",
 	}
 	for _, w := range want {
 		if !strings.Contains(md, w) {

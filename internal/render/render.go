@@ -7,6 +7,7 @@
 package render
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
@@ -47,7 +48,8 @@ type Report struct {
 	Threshold float64
 	// Findings are the reported findings, as chosen by Select.
 	Findings []Finding
-	// BelowThreshold are active findings under the threshold, listed briefly.
+	// BelowThreshold are active findings under the threshold, listed briefly
+	// with why each is there (Finding.Why).
 	BelowThreshold []Finding
 	// Dropped are the findings the manager dropped or merged, with Status,
 	// DropReason and MergedInto set.
@@ -111,6 +113,10 @@ type Finding struct {
 	Trail []Verdict
 	// Expert describes the expert agent's run, or is nil when none ran.
 	Expert *ExpertRun
+	// Why is the reason a finding is not reported. Select sets it for the
+	// findings below their threshold and DecodeJSON restores it; when it
+	// is nil the renderers derive it (WhyBelow, WhyDropped).
+	Why *Reason
 }
 
 // CodeLine is one new-side source line.
@@ -136,6 +142,38 @@ type ExpertRun struct {
 	Rounds     int
 	ToolCalls  int
 	Evidence   []string
+	// FailedChecks are the required accept-gate checks the submitted
+	// verdict failed, with why.
+	FailedChecks []FailedCheck
+}
+
+// FailedCheck is an accept-gate check a verdict failed: its kind, where it
+// looked, what it looked for, and why it failed.
+type FailedCheck struct {
+	Kind               string
+	Path               string
+	StartLine, EndLine int
+	Match              string
+	Detail             string
+}
+
+// Name names the check by kind and location: "content_contains
+// store/users.go:22", "specific_evidence store/users.go:22-24".
+func (c FailedCheck) Name() string {
+	name := c.Kind
+	if c.Path != "" {
+		name += " " + c.Path
+		if c.StartLine > 0 {
+			name += ":" + strconv.Itoa(c.StartLine)
+			if c.EndLine > c.StartLine {
+				name += "-" + strconv.Itoa(c.EndLine)
+			}
+		}
+	}
+	if c.Match != "" {
+		name += " " + strconv.Quote(truncate(oneLine(c.Match), 80))
+	}
+	return name
 }
 
 // NotReviewed is a changed file the review skipped, with why (binary,

@@ -42,8 +42,10 @@ var ruleText = map[review.RiskType]struct{ name, short, full string }{
 // and info → note), its location relative to %SRCROOT%, its confidence,
 // severity and verdict trail as properties, and a partial fingerprint that
 // stays the same while the file, risk type and description do. Findings below
-// the threshold and dropped ones are not included. Output is indented and
-// deterministic.
+// the threshold are not results: the run's "belowThreshold" property lists
+// them with the reason each was held back (as the JSON's
+// below_threshold_reason); dropped ones are not included. Confidences are
+// rounded to three decimals. Output is indented and deterministic.
 func SARIF(r *Report) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("encode sarif: nil report")
@@ -203,6 +205,9 @@ func buildRun(r *Report) sarifRun {
 			props[k] = v
 		}
 	}
+	if below := belowProperties(r); len(below) > 0 {
+		props["belowThreshold"] = below
+	}
 	if len(props) > 0 {
 		run.Properties = props
 	}
@@ -210,6 +215,35 @@ func buildRun(r *Report) sarifRun {
 		run.Results = append(run.Results, resultFor(f, index[f.RiskType]))
 	}
 	return run
+}
+
+// sarifBelow is a finding below the threshold in the run's properties:
+// where it is, how confident the review ended, and why it is not a result.
+type sarifBelow struct {
+	FindingID    int64    `json:"findingId"`
+	RuleID       string   `json:"ruleId"`
+	URI          string   `json:"uri"`
+	StartLine    int      `json:"startLine"`
+	Confidence   float64  `json:"confidence"`
+	Threshold    float64  `json:"threshold"`
+	Stage        string   `json:"stage"`
+	Kind         string   `json:"kind"`
+	Reason       string   `json:"reason"`
+	FailedChecks []string `json:"failedChecks"`
+}
+
+func belowProperties(r *Report) []sarifBelow {
+	out := make([]sarifBelow, 0, len(r.BelowThreshold))
+	for _, f := range r.BelowThreshold {
+		why := whyNot(f, true, r.Threshold, nil)
+		start, _ := lineRange(f.Finding)
+		out = append(out, sarifBelow{
+			FindingID: f.ID, RuleID: string(f.RiskType), URI: artifactURI(f.File), StartLine: max(start, 1),
+			Confidence: round3(f.Confidence), Threshold: round3(why.Threshold),
+			Stage: why.Stage, Kind: why.Kind, Reason: why.String(), FailedChecks: nonNil(why.FailedChecks),
+		})
+	}
+	return out
 }
 
 func ruleFor(rt review.RiskType) sarifRule {
@@ -242,12 +276,12 @@ func resultFor(f Finding, ruleIndex int) sarifResult {
 	trail := orderedTrail(f.Trail)
 	props := sarifProperties{
 		FindingID:  f.ID,
-		Confidence: f.Confidence,
+		Confidence: round3(f.Confidence),
 		Severity:   string(f.Severity),
 		Trail:      make([]sarifTrail, len(trail)),
 	}
 	for i, v := range trail {
-		props.Trail[i] = sarifTrail{Stage: v.Stage, Verdict: v.Verdict, ConfidenceBefore: v.ConfidenceBefore, ConfidenceAfter: v.ConfidenceAfter}
+		props.Trail[i] = sarifTrail{Stage: v.Stage, Verdict: v.Verdict, ConfidenceBefore: round3(v.ConfidenceBefore), ConfidenceAfter: round3(v.ConfidenceAfter)}
 	}
 	return sarifResult{
 		RuleID:    string(f.RiskType),

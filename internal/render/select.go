@@ -18,7 +18,7 @@ const thresholdTolerance = 1e-9
 // the one with the highest confidence (ties: lowest ID). A finding is kept
 // when its confidence is at or above its risk type's entry in overrides, or
 // threshold when there is none; the other active findings are returned in
-// below. Both lists are ordered by severity (worst first), then file, then
+// below, each with Why saying which stage kept it under its threshold. Both lists are ordered by severity (worst first), then file, then
 // first line, then ID, and are never nil.
 func Select(findings []Finding, threshold float64, overrides map[review.RiskType]float64) (kept, below []Finding) {
 	cands := make([]Finding, 0, len(findings))
@@ -56,6 +56,8 @@ func Select(findings []Finding, threshold float64, overrides map[review.RiskType
 		if review.ClampConfidence(f.Confidence)+thresholdTolerance >= th {
 			kept = append(kept, f)
 		} else {
+			why := WhyBelow(f, th)
+			f.Why = &why
 			below = append(below, f)
 		}
 	}

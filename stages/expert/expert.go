@@ -158,6 +158,8 @@ func Apply(before, floor float64, res agent.Result) (after float64, verdict stri
 		if res.Verdict == review.VerdictConfirmed || res.Verdict == review.VerdictRefuted {
 			outcome, verdict = res.Verdict, res.Verdict
 		}
+	case agent.StopInconclusive:
+		// The expert said it could not decide: inconclusive, as above.
 	case agent.StopAcceptCheckFailed:
 		outcome = review.ExpertAcceptCheckFailed
 	case agent.StopTimeout, agent.StopError:
@@ -206,7 +208,8 @@ func (h *Handler) context(ctx context.Context, reviewID string, f review.Finding
 
 func reason(res agent.Result) string {
 	r := strings.TrimSpace(res.Reasoning)
-	if res.StopReason != agent.StopAccepted {
+	if res.StopReason != agent.StopAccepted && res.StopReason != agent.StopInconclusive {
+		// A run that ended without a verdict the gate let through says how.
 		r = strings.TrimSpace(fmt.Sprintf("[%s] %s", res.StopReason, r))
 	}
 	return r

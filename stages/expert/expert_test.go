@@ -127,7 +127,8 @@ func TestApplyOnlyAcceptedRunsRaiseConfidence(t *testing.T) {
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "confirmed", Confidence: 0.9}, 0.5, 0.9, "confirmed"},
 		{agent.Result{StopReason: agent.StopAccepted, Verdict: "refuted", Confidence: 0.9}, 0.8, 0.3, "refuted"},
 		// Issue 11: what the expert did not establish ends at most at the floor.
-		{agent.Result{StopReason: agent.StopAccepted, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.3, "inconclusive"},
+		{agent.Result{StopReason: agent.StopInconclusive, Verdict: "inconclusive", Confidence: 0.9}, 0.5, 0.3, "inconclusive"},
+		{agent.Result{StopReason: agent.StopInconclusive, Verdict: "inconclusive", Confidence: 0.2}, 0.5, 0.2, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.3, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopAcceptCheckFailed, Verdict: "confirmed", Confidence: 0.45}, 0.8, 0.3, "inconclusive"},
 		{agent.Result{StopReason: agent.StopRepeatCycle, Verdict: "inconclusive", Confidence: 0.2}, 0.8, 0.2, "inconclusive"},

@@ -110,8 +110,8 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if note := budgetNote(r, cfg); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if r.SnapshotFallback != "" {
-		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+r.SnapshotFallback+".")
+	if note := SnapshotNote(r); note != "" {
+		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+note+".")
 	}
 	content := map[string]string{}
 	for _, f := range files {
@@ -204,11 +204,16 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		Kind, Path, Match, Detail string
 		StartLine                 int `json:"start_line"`
 		EndLine                   int `json:"end_line"`
-		Passed                    bool
+		Passed, Required          bool
 	}
 	_ = json.Unmarshal(run.Checks, &checks)
 	var ev []string
+	var failed []render.FailedCheck
 	for _, c := range checks {
+		if !c.Passed && c.Required {
+			// What the report names when it says why the gate refused the verdict.
+			failed = append(failed, render.FailedCheck{Kind: c.Kind, Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Match: c.Match, Detail: c.Detail})
+		}
 		status := "✓"
 		if !c.Passed {
 			status = "✗"
@@ -219,7 +224,7 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		}
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
-	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev}
+	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed}
 }
 
 // interrupted fills in what an interrupted review did not run: the items
@@ -272,4 +277,18 @@ func budgetNote(r store.Review, cfg config.Config) string {
 	return fmt.Sprintf("%d items were not reviewed: the review's LLM budget was spent (%d calls of %d, %d tokens of %d). "+
 		"Raise llm.max_calls_per_review or llm.max_tokens_per_review to review them.",
 		r.SkippedBudget, r.LLMCalls, cfg.LLM.MaxCallsPerReview, r.TokensIn+r.TokensOut, cfg.LLM.MaxTokensPerReview)
+}
+
+// SnapshotNote says why the expert saw only the review's changed files, or
+// is empty when it saw the head tree. A review of a diff alone has no work
+// tree to name, and its fallback was recorded as "the work tree  is not on
+// this worker" with a blank path: such a review is described as what it is.
+func SnapshotNote(r store.Review) string {
+	if r.SnapshotFallback == "" {
+		return ""
+	}
+	if r.Source == "diff" && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
+		return "the review is of a diff alone, without a work tree (review --diff … --repo DIR gives the expert the whole tree)"
+	}
+	return r.SnapshotFallback
 }
