@@ -87,7 +87,7 @@ type Handler struct {
 	Log *slog.Logger
 
 	once  sync.Once
-	slots chan struct{}
+	slots chan *bytes.Buffer // one per read slot, with its buffer
 }
 
 // ValidSignature reports whether sig ("sha256=HEX") is the HMAC-SHA256
@@ -118,46 +118,54 @@ func reply(w http.ResponseWriter, code int, msg string) {
 	_, _ = io.WriteString(w, msg+"\n")
 }
 
-// acquire takes a read slot, waiting up to ReadWait; release gives it back.
-func (h *Handler) acquire(ctx context.Context) (release func(), ok bool) {
+// acquire takes a read slot, waiting up to ReadWait, and with it the
+// slot's buffer; release gives both back. The buffers are kept and reused:
+// a flood of forged bodies then costs at most ReadConcurrency buffers of
+// MaxBodyBytes, instead of new ones faster than they are collected.
+func (h *Handler) acquire(ctx context.Context) (buf *bytes.Buffer, release func(), ok bool) {
 	h.once.Do(func() {
 		n := h.ReadConcurrency
 		if n <= 0 {
 			n = DefaultReadConcurrency
 		}
-		h.slots = make(chan struct{}, n)
+		h.slots = make(chan *bytes.Buffer, n)
+		for range n {
+			h.slots <- new(bytes.Buffer)
+		}
 	})
-	release = func() { <-h.slots }
 	select {
-	case h.slots <- struct{}{}:
-		return release, true
+	case buf = <-h.slots:
 	default:
+		wait := h.ReadWait
+		if wait <= 0 {
+			wait = defaultReadWait
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case buf = <-h.slots:
+		case <-t.C:
+			return nil, nil, false
+		case <-ctx.Done():
+			return nil, nil, false
+		}
 	}
-	wait := h.ReadWait
-	if wait <= 0 {
-		wait = defaultReadWait
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case h.slots <- struct{}{}:
-		return release, true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return nil, false
+	buf.Reset()
+	return buf, func() { h.slots <- buf }, true
 }
 
 // readBody reads the body through the size limit into the HMAC and the
-// payload hash, keeping the bytes only when keep is set. It answers the
-// request itself and returns ok false when the body is too large, cannot
-// be read or does not match the signature.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, sig []byte, keep bool) (body, sum []byte, ok bool) {
+// payload hash, and into buf unless buf is nil. It answers the request
+// itself and returns ok false when the body is too large, cannot be read
+// or does not match the signature.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, sig []byte, buf *bytes.Buffer) (sum []byte, ok bool) {
 	mac, payload := hmac.New(sha256.New, h.Secret), sha256.New()
 	sinks := []io.Writer{mac, payload}
-	var buf bytes.Buffer
-	if keep {
-		sinks = append(sinks, &buf)
+	if buf != nil {
+		if r.ContentLength > 0 {
+			buf.Grow(int(r.ContentLength)) // at most MaxBodyBytes, checked before
+		}
+		sinks = append(sinks, buf)
 	}
 	if _, err := io.Copy(io.MultiWriter(sinks...), http.MaxBytesReader(w, r.Body, h.maxBytes())); err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
@@ -165,13 +173,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, sig []byte, k
 		} else {
 			reply(w, http.StatusBadRequest, "read body")
 		}
-		return nil, nil, false
+		return nil, false
 	}
 	if !hmac.Equal(sig, mac.Sum(nil)) {
 		reply(w, http.StatusUnauthorized, "bad signature")
-		return nil, nil, false
+		return nil, false
 	}
-	return buf.Bytes(), payload.Sum(nil), true
+	return payload.Sum(nil), true
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -189,7 +197,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusRequestEntityTooLarge, "payload too large")
 		return
 	}
-	release, ok := h.acquire(r.Context())
+	buf, release, ok := h.acquire(r.Context())
 	if !ok {
 		w.Header().Set("Retry-After", "5")
 		reply(w, http.StatusServiceUnavailable, "busy: try again shortly")
@@ -198,11 +206,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	event, delivery := r.Header.Get("X-GitHub-Event"), r.Header.Get("X-GitHub-Delivery")
 	// Only a pull_request event's body is needed after the signature
-	// check; any other is hashed as it streams past and dropped.
-	body, sum, ok := h.readBody(w, r, sig, event == "pull_request")
+	// check; any other is hashed as it streams past and dropped. body is
+	// the slot's buffer: nothing may keep it past release.
+	keep := buf
+	if event != "pull_request" {
+		keep = nil
+	}
+	sum, ok := h.readBody(w, r, sig, keep)
 	if !ok {
 		return
 	}
+	body := buf.Bytes()
 	switch event {
 	case "ping":
 		reply(w, http.StatusOK, "pong")
