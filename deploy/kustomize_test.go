@@ -141,7 +141,6 @@ func TestKustomizations(t *testing.T) {
 				}
 			}
 			checkWorkloads(t, objs)
-			checkServe(t, objs)
 			if tt.check != nil {
 				tt.check(t, objs)
 			}
@@ -376,6 +375,7 @@ func checkProduction(t *testing.T, objs []object) {
 	t.Helper()
 	checkScaledObject(t, objs)
 	checkAsynqmon(t, objs)
+	checkServe(t, objs)
 	for _, o := range objs {
 		if o.kind() == "Namespace" {
 			continue
@@ -384,7 +384,7 @@ func checkProduction(t *testing.T, objs []object) {
 			t.Errorf("%s/%s namespace = %q, want reviewfleet", o.kind(), o.name(), ns)
 		}
 	}
-	for _, name := range []string{"reviewfleet-worker", "reviewfleet-scheduler"} {
+	for _, name := range []string{"reviewfleet-worker", "reviewfleet-scheduler", "reviewfleet-serve"} {
 		image := str(find(objs, "Deployment", name), "spec", "template", "spec", "containers", 0, "image")
 		if image == "" || strings.HasSuffix(image, ":latest") || !strings.Contains(image, ":") {
 			t.Errorf("%s image %q is not pinned", name, image)
