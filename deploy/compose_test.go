@@ -122,6 +122,23 @@ func TestComposeServices(t *testing.T) {
 		t.Errorf("migrate restart = %q, want \"no\" (runs once)", r)
 	}
 
+	// The webhook receiver publishes its webhook port alone; its probes
+	// and metrics stay on the admin port inside the Compose network.
+	serve := c.Services["serve"]
+	if !slices.Equal(serve.Profiles, []string{"github"}) || !slices.Equal(serve.Command, []string{"serve"}) {
+		t.Errorf("serve profiles %v command %v, want profile github running serve", serve.Profiles, serve.Command)
+	}
+	if !slices.Equal(serve.Ports, []string{"127.0.0.1:8090:8090"}) {
+		t.Errorf("serve publishes %v, want the webhook port 8090 alone", serve.Ports)
+	}
+	if serve.Environment["REVIEWFLEET_WEBHOOK_ADMIN_ADDR"] != ":8083" || !strings.HasPrefix(serve.Environment["GITHUB_WEBHOOK_SECRET"], "${GITHUB_WEBHOOK_SECRET") ||
+		!strings.HasPrefix(serve.Environment["DATABASE_URL"], "${DATABASE_URL") {
+		t.Errorf("serve environment = %v, want the fleet's, the webhook secret and admin address :8083", serve.Environment)
+	}
+	if hc := serve.Healthcheck; hc == nil || !slices.Contains(hc.Test, "http://127.0.0.1:8083/readyz") {
+		t.Errorf("serve healthcheck = %+v, want /readyz on the admin port 8083", hc)
+	}
+
 	mon := c.Services["asynqmon"]
 	if !strings.HasPrefix(mon.Image, "hibiken/asynqmon") {
 		t.Errorf("asynqmon image = %q", mon.Image)

@@ -231,6 +231,66 @@ func checkWorkloads(t *testing.T, objs []object) {
 	}
 }
 
+// checkServe verifies that the webhook receiver exposes its webhook port
+// alone, and that its probes and metrics are on the admin port.
+func checkServe(t *testing.T, objs []object) {
+	t.Helper()
+	serve := find(objs, "Deployment", "reviewfleet-serve")
+	if serve == nil {
+		t.Fatal("no Deployment reviewfleet-serve")
+	}
+	c := get(serve, "spec", "template", "spec", "containers", 0)
+	if args, _ := get(c, "args").([]any); len(args) != 1 || args[0] != "serve" {
+		t.Errorf("serve args = %v, want [serve]", get(c, "args"))
+	}
+	ports := map[any]any{}
+	list, _ := get(c, "ports").([]any)
+	for _, p := range list {
+		ports[get(p, "name")] = get(p, "containerPort")
+	}
+	if ports["webhook"] != 8090 || ports["health"] != 8083 || len(ports) != 2 {
+		t.Errorf("serve ports = %v, want webhook 8090 and health 8083", ports)
+	}
+	for probe, want := range map[string]string{"readinessProbe": "/readyz", "livenessProbe": "/livez"} {
+		if path, port := str(c, probe, "httpGet", "path"), get(c, probe, "httpGet", "port"); path != want || (port != "health" && port != 8083) {
+			t.Errorf("serve %s = %s on %v, want %s on the 8083 admin port", probe, path, port, want)
+		}
+	}
+	ann := get(serve, "spec", "template", "metadata", "annotations")
+	if str(ann, "prometheus.io/scrape") != "true" || str(ann, "prometheus.io/port") != "8083" || str(ann, "prometheus.io/path") != "/metrics" {
+		t.Errorf("serve scrape annotations = %v, want scrape, port 8083, /metrics", ann)
+	}
+	// The Service the Ingress points at carries the webhook port only.
+	svc := find(objs, "Service", "reviewfleet-webhook")
+	if svc == nil {
+		t.Fatal("no Service reviewfleet-webhook")
+	}
+	if sp, _ := get(svc, "spec", "ports").([]any); len(sp) != 1 || get(sp[0], "targetPort") != "webhook" {
+		t.Errorf("reviewfleet-webhook ports = %v, want the webhook port alone", get(svc, "spec", "ports"))
+	}
+	if cfg := renderedConfig(t, objs); cfg.Webhook.AdminAddr != ":8083" || cfg.Webhook.Addr != ":8090" {
+		t.Errorf("rendered webhook.addr %q, admin_addr %q; want :8090 and :8083 (the pod's ports)", cfg.Webhook.Addr, cfg.Webhook.AdminAddr)
+	}
+	// With network policies, anyone may reach the webhook port and only
+	// Prometheus the admin port.
+	for _, o := range objs {
+		if o.kind() != "NetworkPolicy" {
+			continue
+		}
+		rules, _ := get(o, "spec", "ingress").([]any)
+		for _, r := range rules {
+			rp, _ := get(r, "ports").([]any)
+			for _, p := range rp {
+				port := get(p, "port")
+				open := get(r, "from") == nil
+				if open && port != "webhook" {
+					t.Errorf("NetworkPolicy %s admits anyone on port %v, want only serve's webhook port", o.name(), port)
+				}
+			}
+		}
+	}
+}
+
 // checkScaledObject verifies KEDA watches the pending and the active list of
 // every queue the pipeline uses, with the key layout asynq gives them, and
 // that an active-list trigger asks one pod per worker.concurrency tasks.
@@ -315,6 +375,7 @@ func checkProduction(t *testing.T, objs []object) {
 	t.Helper()
 	checkScaledObject(t, objs)
 	checkAsynqmon(t, objs)
+	checkServe(t, objs)
 	for _, o := range objs {
 		if o.kind() == "Namespace" {
 			continue
@@ -323,7 +384,7 @@ func checkProduction(t *testing.T, objs []object) {
 			t.Errorf("%s/%s namespace = %q, want reviewfleet", o.kind(), o.name(), ns)
 		}
 	}
-	for _, name := range []string{"reviewfleet-worker", "reviewfleet-scheduler"} {
+	for _, name := range []string{"reviewfleet-worker", "reviewfleet-scheduler", "reviewfleet-serve"} {
 		image := str(find(objs, "Deployment", name), "spec", "template", "spec", "containers", 0, "image")
 		if image == "" || strings.HasSuffix(image, ":latest") || !strings.Contains(image, ":") {
 			t.Errorf("%s image %q is not pinned", name, image)

@@ -170,8 +170,8 @@ func TestComposeObservabilityProfile(t *testing.T) {
 			}
 		}
 	}
-	if targets["worker"] != "/metrics" || targets["scheduler:8082"] != "/metrics" {
-		t.Errorf("Prometheus targets = %v, want every worker (DNS) and scheduler:8082 on /metrics", targets)
+	if targets["worker"] != "/metrics" || targets["scheduler:8082"] != "/metrics" || targets["serve:8083"] != "/metrics" {
+		t.Errorf("Prometheus targets = %v, want every worker (DNS), scheduler:8082 and serve:8083 on /metrics", targets)
 	}
 	if !slices.Contains(prom.RuleFiles, "/etc/prometheus/alerts.yml") {
 		t.Errorf("Prometheus rule_files = %v, want the alerts", prom.RuleFiles)

@@ -139,15 +139,20 @@ type Delivery struct {
 	Status   string
 	ReviewID string
 	Note     string
+	// PayloadSHA256 is the SHA-256 of the request body (nil: not known).
+	// Two deliveries may not share one: the second is a replay.
+	PayloadSHA256 []byte
 }
 
 // AddDelivery stores a delivery as pending. It returns false when a
-// delivery with the same ID was stored before (GitHub redelivers).
+// delivery with the same ID (GitHub redelivers) or the same payload hash
+// (a replayed body under a new ID) was stored before; the insert is one
+// statement, so two of them racing store one.
 func (s *Store) AddDelivery(ctx context.Context, d Delivery) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `
-		INSERT INTO webhook_deliveries (id, event, action, host, owner, repo, number, head_sha, post)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-		d.ID, d.Event, d.Action, d.PR.Host, d.PR.Owner, d.PR.Repo, d.PR.Number, d.PR.HeadSHA, d.Post)
+		INSERT INTO webhook_deliveries (id, event, action, host, owner, repo, number, head_sha, post, payload_sha256)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+		d.ID, d.Event, d.Action, d.PR.Host, d.PR.Owner, d.PR.Repo, d.PR.Number, d.PR.HeadSHA, d.Post, d.PayloadSHA256)
 	if err != nil {
 		return false, fmt.Errorf("store webhook delivery %s: %w", d.ID, translate(err))
 	}

@@ -26,6 +26,10 @@ type PruneOptions struct {
 	BatchSize int
 	// DryRun counts what would go and changes nothing.
 	DryRun bool
+	// ReplayWindow keeps the webhook deliveries received within it,
+	// whatever Before says: their payload hashes are what recognises a
+	// replayed body (webhook.replay_window; 0: Before alone decides).
+	ReplayWindow time.Duration
 }
 
 // PruneResult counts what Prune removed (or, in a dry run, would remove).
@@ -138,11 +142,23 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 	}
 	res.Deliveries, err = s.deleteBatches(ctx, `DELETE FROM webhook_deliveries WHERE id IN (
 		SELECT id FROM webhook_deliveries WHERE received_at < $1
-		AND (status IN ('skipped', 'failed', 'posted') OR (status = 'submitted' AND NOT post)) LIMIT $2)`, o.Before, o.BatchSize)
+		AND (status IN ('skipped', 'failed', 'posted') OR (status = 'submitted' AND NOT post)) LIMIT $2)`, deliveriesBefore(o), o.BatchSize)
 	if err != nil {
 		return res, fmt.Errorf("delete finished webhook deliveries: %w", err)
 	}
 	return res, nil
+}
+
+// deliveriesBefore is the time before which finished webhook deliveries
+// may go: o.Before, or earlier when the replay window reaches back further.
+func deliveriesBefore(o PruneOptions) time.Time {
+	if o.ReplayWindow <= 0 {
+		return o.Before
+	}
+	if w := time.Now().Add(-o.ReplayWindow); w.Before(o.Before) {
+		return w
+	}
+	return o.Before
 }
 
 // eachPrunableChunk calls fn with the IDs of prunable reviews, at most

@@ -184,3 +184,27 @@ func TestPruneDeletesFinishedDeliveries(t *testing.T) {
 		t.Errorf("%d of the open or recent deliveries left, want 3", n)
 	}
 }
+
+// A finished delivery younger than the replay window stays even when the
+// retention cut-off is later: its payload hash is what recognises a replay.
+func TestPruneKeepsDeliveriesInReplayWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn := seededHistory(t)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO webhook_deliveries (id, event, status, post, received_at) VALUES
+		  ('two-days', 'pull_request', 'posted', true, now() - interval '2 days'),
+		  ('four-days', 'pull_request', 'posted', true, now() - interval '4 days')`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.Prune(ctx, store.PruneOptions{Before: time.Now().Add(-time.Hour), ReplayWindow: 72 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deliveries != 1 {
+		t.Errorf("deleted %d deliveries, want 1", res.Deliveries)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM webhook_deliveries WHERE id = 'two-days'`); n != 1 {
+		t.Error("a delivery inside the replay window was pruned")
+	}
+}

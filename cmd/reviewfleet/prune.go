@@ -52,6 +52,7 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		KeepVerdicts: a.Cfg.Retention.KeepVerdicts,
 		BatchSize:    a.Cfg.Retention.BatchSize,
 		DryRun:       *dryRun,
+		ReplayWindow: a.Cfg.Webhook.ReplayWindow,
 	}
 	start := time.Now()
 	res, err := a.Store.Prune(ctx, opts)

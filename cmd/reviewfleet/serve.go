@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/publish"
 	"github.com/reviewfleet/reviewfleet/internal/webhook"
@@ -42,9 +43,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if wcfg.Post {
 		proc.Poster = &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}
 	}
+	// The public port serves the webhook alone: the probes and the
+	// metrics (queue depths, repositories, error rates) are for the
+	// cluster, on an address of their own.
 	mux := http.NewServeMux()
-	mux.Handle("/webhook", &webhook.Handler{Store: a.Store, Secret: []byte(wcfg.Secret), Post: wcfg.Post, Nudge: proc.Nudge, Log: a.Log})
-	health.Handle(mux, a.Ready, a.MetricsHandler(false))
+	mux.Handle("/webhook", &webhook.Handler{Store: a.Store, Secret: []byte(wcfg.Secret), Post: wcfg.Post, Nudge: proc.Nudge, Log: a.Log,
+		MaxBodyBytes: wcfg.MaxBodyBytes, ReadConcurrency: wcfg.ReadConcurrency, ReplayWindow: wcfg.ReplayWindow})
+	if wcfg.AdminAddr != "" {
+		hs, err := health.StartWithMetrics(wcfg.AdminAddr, wcfg.AdminAddr == config.DefaultWebhookAdminAddr, a.Ready, a.MetricsHandler(false), a.Log)
+		if err != nil {
+			return err
+		}
+		defer hs.Stop()
+		fmt.Fprintf(stderr, "serve: probes on %s (/livez, /readyz, /metrics)\n", hs.Addr())
+	}
 	ln, err := net.Listen("tcp", wcfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen for webhooks on %s: %w", wcfg.Addr, err)

@@ -116,7 +116,8 @@ type GitHub struct {
 // Webhook configures `reviewfleet serve`, which receives GitHub's
 // pull_request events and submits their reviews to the fleet.
 type Webhook struct {
-	// Addr serves POST /webhook, /livez and /readyz (default ":8090").
+	// Addr serves POST /webhook and nothing else: it faces GitHub, and so
+	// the internet (default ":8090").
 	Addr string `yaml:"addr"`
 	// Secret checks X-Hub-Signature-256 (required by serve; env
 	// REVIEWFLEET_WEBHOOK_SECRET or GITHUB_WEBHOOK_SECRET).
@@ -126,7 +127,25 @@ type Webhook struct {
 	IgnorePaths []string `yaml:"ignore_paths"`
 	// Post posts each review on its pull request when it ends (default false).
 	Post bool `yaml:"post"`
+	// AdminAddr serves /livez, /readyz and /metrics, for the probes and
+	// Prometheus only (default ":8083"; empty disables).
+	AdminAddr string `yaml:"admin_addr"`
+	// MaxBodyBytes refuses larger payloads with 413 (default 25 MiB,
+	// GitHub's own cap).
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ReadConcurrency is how many request bodies are read (not yet
+	// authenticated) at once; a request finding them all busy for a second
+	// is answered 503 with Retry-After (default 4).
+	ReadConcurrency int `yaml:"read_concurrency"`
+	// ReplayWindow is how long a payload is remembered: the same body
+	// under another X-GitHub-Delivery id is a duplicate, and an event
+	// whose pull request was last updated longer ago is refused as stale
+	// (default 72h, the age up to which GitHub redelivers).
+	ReplayWindow time.Duration `yaml:"replay_window"`
 }
+
+// DefaultWebhookAdminAddr is webhook.admin_addr's default.
+const DefaultWebhookAdminAddr = ":8083"
 
 // Snapshot configures the workers' cache of repositories and head trees.
 type Snapshot struct {
@@ -447,7 +466,8 @@ func Default() Config {
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
-		Webhook:   Webhook{Addr: ":8090", IgnorePaths: []string{}},
+		Webhook: Webhook{Addr: ":8090", IgnorePaths: []string{}, AdminAddr: DefaultWebhookAdminAddr,
+			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, ReplayWindow: 72 * time.Hour},
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},

@@ -56,6 +56,13 @@ func (c Config) Validate() error {
 	positive("worker.concurrency", c.Worker.Concurrency)
 	positive("scheduler.batch_size", c.Scheduler.BatchSize)
 	positive("scheduler.enqueue_parallelism", c.Scheduler.EnqueueParallelism)
+	positive("webhook.read_concurrency", c.Webhook.ReadConcurrency)
+	if c.Webhook.MaxBodyBytes <= 0 {
+		bad("webhook.max_body_bytes", "must be positive, got %d", c.Webhook.MaxBodyBytes)
+	}
+	if c.Webhook.ReplayWindow <= 0 {
+		bad("webhook.replay_window", "must be positive, got %s", c.Webhook.ReplayWindow)
+	}
 	if c.Database.MaxConns < 0 {
 		bad("database.max_conns", "must not be negative, got %d", c.Database.MaxConns)
 	}
