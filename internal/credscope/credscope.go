@@ -271,16 +271,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CheckRedirect is an http.Client.CheckRedirect that stops after ten
-// redirects and removes credentials from a redirect that leaves the origin
-// of the first request.
+// redirects and removes credentials (Authorization, cookies, API key
+// headers) from a redirect that leaves the origin of the first request:
+// the scheme, host and port. Go's own rule keeps them for another port of
+// the same host and for subdomains.
 func CheckRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
 	first := via[0].URL
 	if !sameOrigin(first, req.URL) {
-		req.Header.Del("Authorization")
-		req.Header.Del("Cookie")
+		for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Api-Key", "X-Api-Key"} {
+			req.Header.Del(h)
+		}
 	}
 	return nil
 }
