@@ -96,10 +96,18 @@ var hardening = []string{
 }
 
 // keptEnv are the GIT_ variables of the fleet's own environment git still
-// sees: how to reach remotes (ssh, certificates) and tracing. Every other
-// GIT_ variable (GIT_DIR, GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_ASKPASS, …)
-// is dropped.
-var keptEnv = []string{"GIT_SSH_COMMAND=", "GIT_SSH=", "GIT_SSH_VARIANT=", "GIT_SSL_CAINFO=", "GIT_SSL_CAPATH=", "GIT_EXEC_PATH=", "GIT_TRACE"}
+// sees: how to reach remotes (ssh, certificates), where git's programs are,
+// and tracing (GIT_TRACE*, which redacts credentials). Every other GIT_
+// variable (GIT_DIR, GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_ASKPASS, …) is
+// dropped.
+var keptEnv = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_SSH_VARIANT": true,
+	"GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true, "GIT_EXEC_PATH": true,
+}
+
+func keepGitVar(name string) bool {
+	return keptEnv[name] || strings.HasPrefix(name, "GIT_TRACE") && name != "GIT_TRACE_REDACT"
+}
 
 // gitCommand is the one constructor of every git process: hardened
 // against the configuration of the repository it runs in (see hardening),
@@ -142,15 +150,6 @@ func gitEnv(environ []string) []string {
 		"GIT_ATTR_NOSYSTEM=1", "GIT_NO_REPLACE_OBJECTS=1",
 		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=false",
 		"LC_ALL=C")
-}
-
-func keepGitVar(name string) bool {
-	for _, k := range keptEnv {
-		if strings.HasSuffix(k, "=") && name+"=" == k || !strings.HasSuffix(k, "=") && strings.HasPrefix(name, k) {
-			return true
-		}
-	}
-	return false
 }
 
 // trustedDir is dir as git compares it with safe.directory: absolute, with
