@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
@@ -129,9 +130,19 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if a.GitHub, err = pullrequest.NewClients(cfg.GitHub, os.Getenv("GITHUB_TOKEN"), nil); err != nil {
 		return nil, err
 	}
+	// The fleet's git token belongs to the hosts configured for it; by
+	// default the configured GitHub's, where GITHUB_TOKEN goes too.
+	tokenHosts := cfg.Snapshot.GitTokenHosts
+	if len(tokenHosts) == 0 && a.GitHub.GitScope() != "" {
+		tokenHosts = []string{a.GitHub.GitScope()}
+	}
+	tokenScopes, err := credscope.ParseSet(tokenHosts)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot.git_token_hosts: %w", err)
+	}
 	a.Snapshots = &snapshot.Cache{
 		Dir: cache, Store: a.Store, MaxBytes: cfg.Snapshot.MaxBytes, TokenFile: cfg.Snapshot.GitTokenFile, Log: a.Log,
-		HostToken: a.GitHub.GitToken,
+		TokenScopes: tokenScopes, HostToken: a.GitHub.GitToken,
 		Retryable: func(ctx context.Context) bool {
 			n, ok := asynq.GetRetryCount(ctx)
 			limit, ok2 := asynq.GetMaxRetry(ctx)

@@ -155,10 +155,19 @@ type Snapshot struct {
 	// unbounded).
 	MaxBytes int64 `yaml:"max_bytes"`
 	// GitTokenFile is a file (a mounted secret) holding the token used to
-	// fetch remote https repositories. REVIEWFLEET_GIT_TOKEN, when set,
-	// takes precedence. The token is given to git through its environment,
-	// never stored in a URL, a remote or a log (default: none).
+	// fetch the remote repositories under GitTokenHosts.
+	// REVIEWFLEET_GIT_TOKEN, when set, takes precedence. The token is given
+	// to git through its environment, never stored in a URL, a remote or a
+	// log (default: none).
 	GitTokenFile string `yaml:"git_token_file"`
+	// GitTokenHosts are the URL prefixes the git token belongs to
+	// ("https://git.example.com/", "https://github.com/acme"; a bare host
+	// means https): it is sent to a remote under one of them and to no
+	// other, which is cloned anonymously. http:// is accepted for a
+	// loopback host only (default: the configured GitHub's git host,
+	// https://github.com/ for api.github.com; env
+	// REVIEWFLEET_SNAPSHOT_GIT_TOKEN_HOSTS, comma-separated).
+	GitTokenHosts []string `yaml:"git_token_hosts"`
 }
 
 // LLM configures the OpenAI-compatible endpoint, models, limits and budgets.
@@ -462,7 +471,7 @@ func Default() Config {
 			BatchSize: 2000, EnqueueParallelism: 16, HealthAddr: DefaultSchedulerHealthAddr,
 		},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
-		Snapshot:  Snapshot{MaxBytes: 2 << 30},
+		Snapshot:  Snapshot{MaxBytes: 2 << 30, GitTokenHosts: []string{}},
 		Fleet:     Fleet{MaxRunningReviews: 32},
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},

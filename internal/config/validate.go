@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -85,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if c.Snapshot.MaxBytes < 0 {
 		bad("snapshot.max_bytes", "must not be negative (0 = unbounded), got %d", c.Snapshot.MaxBytes)
+	}
+	if _, err := credscope.ParseSet(c.Snapshot.GitTokenHosts); err != nil {
+		bad("snapshot.git_token_hosts", "%v", err)
 	}
 	if c.Manager.AnchorWindow < 0 {
 		bad("manager.anchor_window", "must not be negative, got %d", c.Manager.AnchorWindow)

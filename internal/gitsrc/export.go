@@ -2,6 +2,7 @@ package gitsrc
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // Export writes the tree of rev into destDir, which must not exist yet; its
@@ -42,7 +44,7 @@ func Export(ctx context.Context, repoDir, rev, destDir string) error {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	if err := archiveInto(ctx, repoDir, sha, tmp); err != nil {
+	if err := exportInto(ctx, repoDir, sha, tmp); err != nil {
 		return fmt.Errorf("export %s: %w", rev, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -55,80 +57,91 @@ func Export(ctx context.Context, repoDir, rev, destDir string) error {
 	return nil
 }
 
-// archiveInto streams "git archive" of sha into dir.
-func archiveInto(ctx context.Context, repoDir, sha, dir string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	args := []string{"archive", "--format=tar", sha}
-	cmd := command(ctx, repoDir, args...)
-	stderr := &limitedBuffer{limit: maxStderr}
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
+// exportInto writes the tree of sha into dir from the objects as stored:
+// "git ls-tree" lists it and one "git cat-file --batch" reads the blobs.
+// Unlike "git archive", nothing converts the contents on the way out, so
+// no filter driver, ident or export-subst of the repository's attributes
+// runs or changes a file.
+func exportInto(ctx context.Context, repoDir, sha, dir string) error {
+	out, err := run(ctx, repoDir, nil, "ls-tree", "-r", "-t", "-z", "--full-tree", sha)
 	if err != nil {
-		return fmt.Errorf("git archive: %w", err)
+		return fmt.Errorf("list the tree of %s: %w", sha, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git archive: %w", err)
-	}
-	extractErr := extractTar(ctx, tar.NewReader(stdout), dir)
-	if extractErr != nil {
-		cancel()
-	} else {
-		// Drain the end-of-archive padding so that git can exit.
-		_, extractErr = io.Copy(io.Discard, stdout)
-	}
-	waitErr := cmd.Wait()
-	if extractErr != nil {
-		if waitErr != nil && ctx.Err() == nil {
-			return commandError(ctx, args, stderr, waitErr)
-		}
-		return extractErr
-	}
-	if waitErr != nil {
-		return commandError(ctx, args, stderr, waitErr)
-	}
-	return nil
-}
-
-// extractTar writes the entries of tr under dir. It goes through an os.Root
-// so that no entry, even one reached through a symbolic link written
-// earlier, can be created outside dir; entry names that are absolute or
-// climb out with ".." are refused before that.
-func extractTar(ctx context.Context, tr *tar.Reader, dir string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", dir, err)
 	}
 	defer root.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read archive: %w", err)
-		}
-		if hdr.Typeflag == tar.TypeXGlobalHeader {
-			continue // git's commit id comment
-		}
-		name := path.Clean(hdr.Name)
-		if name == "." {
+	type entry struct {
+		hdr  *tar.Header
+		name string
+	}
+	var blobs []entry
+	var ids []string
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// "<mode> SP <type> SP <object> TAB <path>"
+		meta, rawName, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
 			continue
 		}
-		if !filepath.IsLocal(filepath.FromSlash(name)) {
-			return fmt.Errorf("archive entry %q: %w", hdr.Name, ErrUnsafePath)
+		f := strings.Fields(string(meta))
+		if len(f) != 3 {
+			continue
+		}
+		name := path.Clean(string(rawName))
+		if name == "." || !filepath.IsLocal(filepath.FromSlash(name)) {
+			return fmt.Errorf("tree entry %q: %w", rawName, ErrUnsafePath)
 		}
 		local := filepath.FromSlash(name)
-		if err := writeEntry(root, hdr, tr, local); err != nil {
-			return fmt.Errorf("archive entry %q: %w", hdr.Name, err)
+		switch {
+		case f[1] == "tree" || f[1] == "commit": // a submodule is an empty directory
+			if err := writeEntry(root, &tar.Header{Typeflag: tar.TypeDir}, nil, local); err != nil {
+				return fmt.Errorf("tree entry %q: %w", name, err)
+			}
+		case f[1] == "blob" && f[0] == "120000":
+			blobs = append(blobs, entry{&tar.Header{Typeflag: tar.TypeSymlink}, local})
+			ids = append(ids, f[2])
+		case f[1] == "blob":
+			mode := int64(0o644)
+			if f[0] == "100755" {
+				mode = 0o755
+			}
+			blobs = append(blobs, entry{&tar.Header{Typeflag: tar.TypeReg, Mode: mode}, local})
+			ids = append(ids, f[2])
 		}
 	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var writeErr error
+	found := 0
+	err = catFiles(ctx, repoDir, ids, 0, func(i int, b Blob) {
+		found++
+		if writeErr != nil {
+			return
+		}
+		e := blobs[i]
+		if e.hdr.Typeflag == tar.TypeSymlink {
+			e.hdr.Linkname = string(b.Data)
+		}
+		if err := writeEntry(root, e.hdr, bytes.NewReader(b.Data), e.name); err != nil {
+			writeErr = fmt.Errorf("tree entry %q: %w", filepath.ToSlash(e.name), err)
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case writeErr != nil:
+		return writeErr
+	case found != len(ids):
+		return fmt.Errorf("%d of the %d files of %s are missing from the repository", len(ids)-found, len(ids), sha)
+	}
+	return nil
 }
 
-// writeEntry creates one archive entry under root.
+// writeEntry creates one tree entry, described as a tar header, under
+// root. Going through an os.Root, no entry, even one reached through a
+// symbolic link written earlier, can be created outside it.
 func writeEntry(root *os.Root, hdr *tar.Header, r io.Reader, name string) error {
 	if dir := filepath.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {

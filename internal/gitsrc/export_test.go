@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,5 +198,44 @@ func TestExtractTarKeepsSymlinksAndDirs(t *testing.T) {
 	}
 	if target, err := os.Readlink(filepath.Join(dir, "abs-link")); err != nil || target != "/etc/hostname" {
 		t.Errorf("abs-link = %q, %v", target, err)
+	}
+}
+
+// extractTar writes the entries of tr under dir, as exportInto writes the
+// entries of a tree. It goes through an os.Root
+// so that no entry, even one reached through a symbolic link written
+// earlier, can be created outside dir; entry names that are absolute or
+// climb out with ".." are refused before that.
+func extractTar(ctx context.Context, tr *tar.Reader, dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer root.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read archive: %w", err)
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue // git's commit id comment
+		}
+		name := path.Clean(hdr.Name)
+		if name == "." {
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(name)) {
+			return fmt.Errorf("archive entry %q: %w", hdr.Name, ErrUnsafePath)
+		}
+		local := filepath.FromSlash(name)
+		if err := writeEntry(root, hdr, tr, local); err != nil {
+			return fmt.Errorf("archive entry %q: %w", hdr.Name, err)
+		}
 	}
 }

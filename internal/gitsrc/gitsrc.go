@@ -60,15 +60,109 @@ const maxStderr = 4 << 10
 // waitDelay is how long a killed git may keep its output pipes open.
 const waitDelay = 5 * time.Second
 
-// command prepares git with args in dir. Prompts are disabled so that a
-// missing credential fails instead of hanging, and messages are in English
-// so that they read the same in every log.
+// command prepares git with args in dir for a command that reads the
+// repository only and talks to no remote: every transport is refused (a
+// promisor remote in the repository's configuration is never contacted).
 func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	return gitCommand(ctx, dir, "", args...)
+}
+
+// hardening is given to every git the fleet runs. A repository's own
+// configuration (.git/config, its includes, .gitattributes, hooks) is
+// written by whoever submitted it, so nothing in it may run a program:
+// no fsmonitor, no hooks, no pager or editor, no external diff, no
+// credential helper or askpass, no signature program, no ssh command of
+// its choosing. Filters and textconv drivers apply only to commands the
+// fleet does not run (checkout, add, archive, diff without --no-textconv).
+var hardening = []string{
+	"--no-pager",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "core.pager=cat",
+	"-c", "core.editor=false",
+	"-c", "sequence.editor=false",
+	"-c", "core.askPass=",
+	"-c", "credential.helper=",
+	"-c", "core.sshCommand=ssh",
+	"-c", "core.gitProxy=",
+	"-c", "core.attributesFile=" + os.DevNull,
+	"-c", "core.excludesFile=" + os.DevNull,
+	"-c", "diff.external=",
+	"-c", "log.showSignature=false",
+	"-c", "submodule.recurse=false",
+	"-c", "fetch.recurseSubmodules=false",
+	"-c", "color.ui=false",
+	"-c", "protocol.allow=never",
+}
+
+// keptEnv are the GIT_ variables of the fleet's own environment git still
+// sees: how to reach remotes (ssh, certificates), where git's programs are,
+// and tracing (GIT_TRACE*, which redacts credentials). Every other GIT_
+// variable (GIT_DIR, GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_ASKPASS, …) is
+// dropped.
+var keptEnv = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_SSH_VARIANT": true,
+	"GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true, "GIT_EXEC_PATH": true,
+}
+
+func keepGitVar(name string) bool {
+	return keptEnv[name] || strings.HasPrefix(name, "GIT_TRACE") && name != "GIT_TRACE_REDACT"
+}
+
+// gitCommand is the one constructor of every git process: hardened
+// against the configuration of the repository it runs in (see hardening),
+// with no system or global configuration, a HOME holding nothing, no
+// prompts, messages in English, and protocol the one transport allowed
+// ("" for none). dir, when set, is the only directory git trusts as a
+// repository owned by someone else (safe.directory).
+func gitCommand(ctx context.Context, dir, protocol string, args ...string) *exec.Cmd {
+	full := append([]string{}, hardening...)
+	if protocol != "" {
+		full = append(full, "-c", "protocol."+protocol+".allow=always")
+	}
+	if dir != "" {
+		full = append(full, "-c", "safe.directory="+trustedDir(dir))
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = gitEnv(os.Environ())
 	cmd.WaitDelay = waitDelay
 	return cmd
+}
+
+// gitEnv is environ without the variables that would let configuration in
+// (see keptEnv), plus those that keep every configuration file out.
+func gitEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+12)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "HOME" || name == "XDG_CONFIG_HOME" || name == "SSH_ASKPASS" || name == "PAGER" || name == "LC_ALL":
+			continue
+		case strings.HasPrefix(name, "GIT_") && !keepGitVar(name):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+os.DevNull, "XDG_CONFIG_HOME="+os.DevNull,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_SYSTEM="+os.DevNull, "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_ATTR_NOSYSTEM=1", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=false",
+		"LC_ALL=C")
+}
+
+// trustedDir is dir as git compares it with safe.directory: absolute, with
+// symbolic links resolved.
+func trustedDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 // run runs git with args in dir and returns its standard output.
@@ -189,23 +283,24 @@ func samePath(a, b string) bool {
 }
 
 // Clone clones the repository at url into destDir, which must not exist or
-// be empty. The clone is partial (--filter=blob:none): every commit and tree
-// is fetched, so any two revisions can be diffed, while file contents are
-// fetched from the remote when first needed. No work tree is checked out.
-// Only the http(s), ssh, git and file transports are allowed.
+// be empty. Every object is fetched, so that any two revisions can be
+// diffed without going back to the remote (the commands reading a
+// repository talk to no remote). No work tree is checked out.
+// Only the transports ParseRemote accepts are allowed, and of those only
+// the one url names.
 func Clone(ctx context.Context, url, destDir string) error {
 	if url == "" || strings.HasPrefix(url, "-") || strings.ContainsAny(url, "\x00\n\r") {
 		return fmt.Errorf("clone %q: %w", url, ErrUnsafePath)
 	}
-	args := []string{
-		"-c", "protocol.allow=never",
-		"-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
-		"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always",
-		"-c", "protocol.file.allow=always",
-		"clone", "--quiet", "--no-checkout", "--filter=blob:none", "--", url, destDir,
+	r, err := ParseRemote(url)
+	if err != nil {
+		return fmt.Errorf("clone %q: %w", redactUserinfo(url), err)
 	}
-	if _, err := run(ctx, "", nil, args...); err != nil {
-		return fmt.Errorf("clone %s into %s: %w", url, destDir, err)
+	cmd := gitCommand(ctx, "", r.protocol(), "clone", "--quiet", "--no-checkout", "--", url, destDir)
+	stderr := &limitedBuffer{limit: maxStderr}
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("clone %s into %s: %w", redactUserinfo(url), destDir, commandError(ctx, []string{"clone", redactUserinfo(url)}, stderr, err))
 	}
 	return nil
 }

@@ -214,7 +214,8 @@ func TestCloneErrors(t *testing.T) {
 	}{
 		{"option-like url", "--upload-pack=true", ErrUnsafePath, ""},
 		{"empty url", "", ErrUnsafePath, ""},
-		{"ext transport", "ext::true", nil, "transport 'ext' not allowed"},
+		{"ext transport", "ext::sh -c touch% /tmp/x", nil, "not a URL"},
+		{"ext transport as a URL", "ext://sh", nil, `transport "ext" is not allowed`},
 		{"missing repository", "file://" + filepath.Join(t.TempDir(), "none"), nil, "does not appear to be a git repository"},
 	}
 	for _, tc := range tests {

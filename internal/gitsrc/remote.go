@@ -96,7 +96,7 @@ func redactUserinfo(s string) string {
 
 // env returns the environment entries that configure git for this remote:
 // low-speed limits on http(s), and the credential as an Authorization
-// header scoped to the remote's host. GIT_CONFIG_COUNT entries are neither
+// header scoped to the remote's host, with redirects refused. GIT_CONFIG_COUNT entries are neither
 // written to a configuration file nor shown by git in its messages.
 func (r Remote) env() []string {
 	u, err := url.Parse(r.URL)
@@ -114,7 +114,11 @@ func (r Remote) env() []string {
 		}
 		auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + r.Token))
 		scope := u.Scheme + "://" + u.Host + "/"
-		kv = append(kv, [2]string{"http." + scope + ".extraHeader", "Authorization: Basic " + auth})
+		kv = append(kv, [2]string{"http." + scope + ".extraHeader", "Authorization: Basic " + auth},
+			// git sends extra headers to wherever a redirect leads, for
+			// the rest of the command: an authenticated remote is not
+			// followed anywhere.
+			[2]string{"http.followRedirects", "false"})
 	}
 	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(kv))}
 	for i, e := range kv {
@@ -123,17 +127,20 @@ func (r Remote) env() []string {
 	return env
 }
 
-// protocolArgs allow only the transports ParseRemote accepts.
-var protocolArgs = []string{
-	"-c", "protocol.allow=never",
-	"-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
-	"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always",
-	"-c", "protocol.file.allow=always",
+// protocol is the one git transport r needs: its URL's scheme, ssh for
+// an scp-like address.
+func (r Remote) protocol() string {
+	scheme, _, ok := strings.Cut(r.URL, "://")
+	if !ok {
+		return "ssh"
+	}
+	return strings.ToLower(scheme)
 }
 
-// runRemote runs a git command that talks to r.
+// runRemote runs a git command that talks to r, allowing r's transport
+// and no other (a redirect or an alternate cannot switch to another).
 func runRemote(ctx context.Context, dir string, r Remote, args ...string) error {
-	cmd := command(ctx, dir, append(append([]string{}, protocolArgs...), args...)...)
+	cmd := gitCommand(ctx, dir, r.protocol(), args...)
 	cmd.Env = append(cmd.Env, r.env()...)
 	if _, set := os.LookupEnv("GIT_SSH_COMMAND"); !set {
 		// ssh asks for passwords and host keys on the terminal whatever

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
@@ -97,8 +98,10 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 func newHTTPClient(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	// otelhttp adds a client span per HTTP attempt (inside the model
-	// call's span) and sends the trace context to the endpoint.
-	return &http.Client{Transport: otelhttp.NewTransport(&http.Transport{
+	// call's span) and sends the trace context to the endpoint. The key
+	// is not forwarded to a redirect that leaves the endpoint's origin
+	// (Go keeps it for another port or a subdomain).
+	return &http.Client{CheckRedirect: credscope.CheckRedirect, Transport: otelhttp.NewTransport(&http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   10 * time.Second,

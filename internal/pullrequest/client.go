@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v84/github"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/httpwait"
 )
 
@@ -56,19 +57,14 @@ func (c *Clients) WithSleep(fn func(ctx context.Context, d time.Duration) error)
 	return c
 }
 
-// newClient is a client of the API at apiURL authenticated by token.
+// newClient is a client of the API at apiURL authenticated by token. The
+// token is attached by the transport, to requests for the API's own origin
+// only: a redirect elsewhere (followed by the client) goes without it. It
+// travels over https, or http to a loopback API configured so.
 func (c *Clients) newClient(apiURL, token string) (*github.Client, error) {
 	base := http.DefaultTransport
 	if c.client != nil && c.client.Transport != nil {
 		base = c.client.Transport
-	}
-	hc := &http.Client{Transport: &retryTransport{base: base, max: c.cfg.MaxRetries, maxWait: c.cfg.MaxRetryWait, sleep: c.sleep}}
-	if c.client != nil {
-		hc.Timeout = c.client.Timeout
-	}
-	gc := github.NewClient(hc)
-	if token != "" {
-		gc = gc.WithAuthToken(token)
 	}
 	if !strings.HasSuffix(apiURL, "/") {
 		apiURL += "/"
@@ -77,8 +73,34 @@ func (c *Clients) newClient(apiURL, token string) (*github.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("github api url %q: %w", apiURL, err)
 	}
+	var rt http.RoundTripper = &retryTransport{base: base, max: c.cfg.MaxRetries, maxWait: c.cfg.MaxRetryWait, sleep: c.sleep}
+	if token != "" {
+		if rt, err = AuthTransport(rt, apiURL, token); err != nil {
+			return nil, err
+		}
+	}
+	hc := &http.Client{Transport: rt, CheckRedirect: credscope.CheckRedirect}
+	if c.client != nil {
+		hc.Timeout = c.client.Timeout
+	}
+	gc := github.NewClient(hc)
 	gc.BaseURL = u
 	return gc, nil
+}
+
+// AuthTransport sends token as a bearer credential with the requests to
+// the origin of apiURL and with no other. apiURL must be https, or http on
+// a loopback host.
+func AuthTransport(base http.RoundTripper, apiURL, token string) (http.RoundTripper, error) {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return nil, fmt.Errorf("github api url %q: %w", apiURL, err)
+	}
+	scope, err := credscope.Parse(u.Scheme + "://" + u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("github api url %s: the token is not sent there: %w", apiURL, err)
+	}
+	return &credscope.Transport{Base: base, Scope: scope, Header: "Authorization", Value: "Bearer " + token}, nil
 }
 
 // For returns a client for owner/repo on host and the name of the lock

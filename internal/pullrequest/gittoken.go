@@ -27,6 +27,16 @@ func (c *Clients) GitHost() string {
 	return host
 }
 
+// GitScope is the URL prefix of the configured GitHub's git repositories,
+// where GITHUB_TOKEN and the App's installation tokens may be sent for
+// clones: https://github.com/ for api.github.com.
+func (c *Clients) GitScope() string {
+	if h := c.GitHost(); h != "" {
+		return "https://" + h + "/"
+	}
+	return ""
+}
+
 // GitToken is the credential for cloning repoPath ("/OWNER/REPO.git") over
 // https from host: GITHUB_TOKEN, or the GitHub App's installation token
 // for that repository. Hosts other than the configured GitHub's get ""

@@ -6,11 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 )
 
 // A host token is asked for https remotes only, with the host and the
-// repository path; a credential in the URL and the general token come
-// first, and a failure to get one is an error naming the remote.
+// repository path; a credential in the URL and the fleet's token for the
+// remote's host come first, and a failure to get one is an error naming
+// the remote. A host written with a user part, an escape or a trailing
+// dot is not asked about.
 func TestRemoteHostToken(t *testing.T) {
 	t.Setenv(TokenEnv, "")
 	var asked []string
@@ -29,6 +33,7 @@ func TestRemoteHostToken(t *testing.T) {
 		"https://own:tok@github.com/acme/api": "tok",
 		"http://github.com/acme/api.git":      "",
 		"ssh://git@github.com/acme/api.git":   "",
+		"https://github.com./acme/api.git":    "",
 	} {
 		r, err := c.Remote(ctx, raw)
 		if err != nil {
@@ -44,8 +49,22 @@ func TestRemoteHostToken(t *testing.T) {
 	}
 
 	t.Setenv(TokenEnv, "general")
-	if r, _ := c.Remote(ctx, "https://github.com/acme/api.git"); r.Token != "general" {
-		t.Errorf("token %q, want the general one first", r.Token)
+	c.TokenScopes = credscope.Set{credscope.MustParse("https://github.com/acme")}
+	for raw, want := range map[string]string{
+		"https://github.com/acme/api.git":      "general",
+		"https://github.com/acme-evil/api.git": "gh",
+		"https://gitlab.com/acme/api.git":      "",
+		"https://github.com.evil.com/acme/x":   "",
+		"http://github.com/acme/api.git":       "",
+		"https://github.com:8443/acme/api.git": "",
+	} {
+		if r, _ := c.Remote(ctx, raw); r.Token != want {
+			t.Errorf("%s: token %q, want %q: the fleet's token goes only under its scope", raw, r.Token, want)
+		}
+	}
+	c.TokenScopes = nil
+	if r, _ := c.Remote(ctx, "https://gitlab.com/acme/api.git"); r.Token != "" {
+		t.Errorf("token %q with no scope configured, want none", r.Token)
 	}
 
 	t.Setenv(TokenEnv, "")

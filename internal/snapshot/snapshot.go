@@ -23,12 +23,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// TokenEnv is the environment variable holding the token for https remotes.
+// TokenEnv is the environment variable holding the token for the remotes
+// under Cache.TokenScopes.
 const TokenEnv = "REVIEWFLEET_GIT_TOKEN"
 
 // maxReason bounds the fallback reason stored with a review.
@@ -40,15 +42,20 @@ type Cache struct {
 	Store *store.Store
 	// MaxBytes bounds the cache on disk (0 = unbounded).
 	MaxBytes int64
-	// TokenFile holds the token for https remotes whose URL carries none
-	// (a mounted secret, read at each fetch so a rotated token is picked
-	// up). TokenEnv, when set, takes precedence.
+	// TokenFile holds the token for remotes under TokenScopes whose URL
+	// carries none (a mounted secret, read at each fetch so a rotated
+	// token is picked up). TokenEnv, when set, takes precedence.
 	TokenFile string
+	// TokenScopes are the URL prefixes the token of TokenEnv or TokenFile
+	// belongs to (snapshot.git_token_hosts). A remote elsewhere is cloned
+	// without it; empty sends it nowhere.
+	TokenScopes credscope.Set
 	// HostToken returns the token for an https remote on host (as in the
 	// URL, e.g. "github.com") at path ("/OWNER/REPO.git"), or "" when that
 	// host gets none: GITHUB_TOKEN or a GitHub App installation token for
-	// the GitHub the pull requests come from. A token of TokenEnv or
-	// TokenFile, which apply to every host, comes first.
+	// the GitHub the pull requests come from. It is asked only about URLs
+	// whose host is written plainly (no user, escape or trailing dot); a
+	// token of TokenEnv or TokenFile for the remote comes first.
 	HostToken func(ctx context.Context, host, path string) (string, error)
 	// Log receives fetch fallbacks and evictions (optional).
 	Log *slog.Logger
@@ -214,18 +221,27 @@ func (c *Cache) ensureCommit(ctx context.Context, dir string, remote gitsrc.Remo
 	return nil
 }
 
-// Remote parses a repository URL and attaches the configured token when the
-// URL carries no credential of its own.
+// Remote parses a repository URL and attaches the credential configured
+// for its host when the URL carries none of its own: the token of TokenEnv
+// or TokenFile for a remote under TokenScopes, else HostToken's. Any other
+// remote is cloned anonymously.
 func (c *Cache) Remote(ctx context.Context, raw string) (gitsrc.Remote, error) {
 	remote, err := gitsrc.ParseRemote(raw)
 	if err != nil {
 		return remote, err
 	}
-	if remote.Token == "" {
+	if remote.Token != "" {
+		return remote, nil // the submitter's own, for the host they named
+	}
+	if c.TokenScopes.MatchesString(remote.URL) {
 		remote.Token = c.token()
 	}
 	if remote.Token == "" && c.HostToken != nil && strings.HasPrefix(remote.URL, "https://") {
 		if u, err := url.Parse(remote.URL); err == nil {
+			origin, err := credscope.Parse("https://" + u.Host)
+			if err != nil || !origin.MatchesString(remote.URL) {
+				return remote, nil
+			}
 			if remote.Token, err = c.HostToken(ctx, strings.ToLower(u.Host), u.Path); err != nil {
 				return remote, fmt.Errorf("credentials for %s: %w", remote.URL, err)
 			}
@@ -234,7 +250,7 @@ func (c *Cache) Remote(ctx context.Context, raw string) (gitsrc.Remote, error) {
 	return remote, nil
 }
 
-// token reads the token for https remotes, or returns "".
+// token reads the token of TokenEnv or TokenFile, or returns "".
 func (c *Cache) token() string {
 	if t := strings.TrimSpace(os.Getenv(TokenEnv)); t != "" {
 		return t

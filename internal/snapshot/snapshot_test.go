@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -307,7 +308,8 @@ func TestCredentialsStayOutOfStoreAndLogs(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(workerToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	worker := &snapshot.Cache{Dir: t.TempDir(), Store: st, TokenFile: tokenFile, Log: log}
+	worker := &snapshot.Cache{Dir: t.TempDir(), Store: st, TokenFile: tokenFile, Log: log,
+		TokenScopes: credscope.Set{credscope.MustParse(srv.URL)}}
 	head2 := rem.push(t, map[string]string{"lib/b.go": "package lib\n"})
 	for _, r := range []store.Review{r1, submitReview(t, st, submitter, withToken, head1, head2)} {
 		root, release, err := worker.Acquire(ctx, r)
