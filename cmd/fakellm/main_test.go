@@ -70,7 +70,7 @@ func TestQuotaThroughTheOpenAIClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, closeRecord, err := handler(o)
+	h, closeRecord, err := handler(o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
