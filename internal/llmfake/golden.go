@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -113,7 +114,13 @@ func (g *GoldenReviewer) addCase(ctx context.Context, c evaluation.Case) error {
 				return fmt.Errorf("golden[%d]: the code at %s:%d: %w", i, k.file, k.start, err)
 			}
 			k.code = longestLine(lines, k.start, k.end)
+			if len(k.code) < 8 {
+				// A brace or a bare return says nothing: the issue's
+				// surroundings are more distinctive.
+				k.code = longestLine(lines, k.start-3, k.end+3)
+			}
 		}
+		k.code = clip(k.code)
 		if len(normSpace(k.code)) < 4 {
 			return fmt.Errorf("golden[%d]: no code to search for at %s:%d-%d (give a \"snippet\")", i, k.file, k.start, k.end)
 		}
@@ -136,7 +143,15 @@ func (g *GoldenReviewer) addCase(ctx context.Context, c evaluation.Case) error {
 			}
 		}
 		if len(cf.marks) == 0 {
-			continue
+			// Only short lines were added (or only lines deleted): any
+			// added line will do, and failing that the path itself.
+			for _, h := range f.Hunks {
+				for _, l := range h.Lines {
+					if t := strings.TrimSpace(l.Text); l.Kind == diff.Added && len(t) >= 4 {
+						cf.marks = append(cf.marks, t)
+					}
+				}
+			}
 		}
 		g.files = append(g.files, cf)
 		if len(candidates) == 0 {
@@ -226,6 +241,23 @@ func longestLine(lines []string, start, end int) string {
 		}
 	}
 	return best
+}
+
+// maxCode bounds the code searched for: grep takes patterns of at most
+// 512 characters, and quoting metacharacters can double a line's length.
+const maxCode = 200
+
+// clip cuts code to maxCode bytes on a character boundary; a prefix of a
+// line still finds it.
+func clip(code string) string {
+	if len(code) <= maxCode {
+		return code
+	}
+	cut := maxCode
+	for cut > 0 && !utf8.RuneStart(code[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(code[:cut])
 }
 
 // distinctive reports a line worth recognising a diff by: code, not a
@@ -319,13 +351,7 @@ func (g *GoldenReviewer) Handler() Handler {
 func (g *GoldenReviewer) intent(prompt string) []map[string]any {
 	findings := []map[string]any{}
 	for _, f := range g.files {
-		seen := 0
-		for _, m := range f.marks {
-			if containsCode(prompt, m) {
-				seen++
-			}
-		}
-		if seen == 0 || seen*2 < len(f.marks) {
+		if !f.shownIn(prompt) {
 			continue
 		}
 		for _, k := range append(append([]*knownFinding{}, g.issues...), g.decoys...) {
@@ -344,6 +370,23 @@ func (g *GoldenReviewer) intent(prompt string) []map[string]any {
 		}
 	}
 	return findings
+}
+
+// shownIn reports whether prompt shows the file's diff: half of its
+// distinctive added lines (or five) are in it. A file with no added line
+// to recognise is shown when the prompt names it.
+func (f *changedFile) shownIn(prompt string) bool {
+	if len(f.marks) == 0 {
+		return mentionsPath(prompt, f.path)
+	}
+	text := normSpace(prompt)
+	seen := 0
+	for _, m := range f.marks {
+		if strings.Contains(text, normSpace(m)) {
+			seen++
+		}
+	}
+	return seen > 0 && (seen*2 >= len(f.marks) || seen >= 5)
 }
 
 // identify finds which proposed finding a prompt is about: the one whose

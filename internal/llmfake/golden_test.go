@@ -3,7 +3,14 @@ package llmfake
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 const polyglot = "../../testdata/eval/polyglot"
@@ -47,3 +54,228 @@ func TestGoldenReviewerLoadsTheDataset(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// convo plays the expert's side of a conversation: the runtime's task,
+// then each tool call of the reviewer answered with a scripted result.
+type convo struct {
+	t    *testing.T
+	h    Handler
+	msgs []openai.ChatCompletionMessage
+}
+
+func newConvo(t *testing.T, g *GoldenReviewer, task string) *convo {
+	return &convo{t: t, h: g.Handler(), msgs: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You verify findings."},
+		{Role: openai.ChatMessageRoleUser, Content: task},
+	}}
+}
+
+// next asks the reviewer for its next move and returns its one tool call.
+func (c *convo) next() openai.ToolCall {
+	c.t.Helper()
+	r := c.h(context.Background(), openai.ChatCompletionRequest{Messages: c.msgs, Tools: []openai.Tool{{Type: openai.ToolTypeFunction}}})
+	if len(r.ToolCalls) != 1 {
+		c.t.Fatalf("reply %+v, want one tool call", r)
+	}
+	tc := r.ToolCalls[0]
+	c.msgs = append(c.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{tc}})
+	return tc
+}
+
+// answer sends the result of the last call, fenced as the runtime does.
+func (c *convo) answer(tc openai.ToolCall, result string) {
+	fenced := "<<<UNTRUSTED-0123abcd " + tc.Function.Name + " result\n" + result + "\nUNTRUSTED-0123abcd>>>\n"
+	c.msgs = append(c.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, Content: fenced, ToolCallID: tc.ID})
+}
+
+func args(t *testing.T, tc openai.ToolCall) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(tc.Function.Arguments), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func issue(t *testing.T, g *GoldenReviewer, file string, line int) *knownFinding {
+	t.Helper()
+	for _, k := range g.issues {
+		if k.file == file && k.start == line {
+			return k
+		}
+	}
+	t.Fatalf("no issue at %s:%d", file, line)
+	return nil
+}
+
+// The expert cites only what the tools returned: the line numbers and
+// text of the scripted results, not the dataset's, end in its evidence.
+func TestGoldenExpertQuotesOnlyToolResults(t *testing.T) {
+	g := loadPolyglot(t)
+	k := issue(t, g, "api/users.go", 33)
+	c := newConvo(t, g, "Finding (authorization): "+k.description+"\nLocation: api/users.go lines 33-33\n")
+
+	tc := c.next()
+	if a := args(t, tc); tc.Function.Name != "grep" || !regexp.MustCompile(a["pattern"].(string)).MatchString("\tusers, err := store.FindByName(h.DB, name)") {
+		t.Fatalf("first call %s %v, want a grep for the issue's code", tc.Function.Name, a)
+	}
+	c.answer(tc, "2 matching lines in 2 files\napi/other.go:5: users, err := store.FindByName(h.DB, name)\napi/users.go:61: users, err := store.FindByName(h.DB, name)")
+	tc = c.next()
+	if a := args(t, tc); tc.Function.Name != "read_file" || a["path"] != "api/users.go" || a["start_line"] != 58.0 {
+		t.Fatalf("second call %s %v, want a read of api/users.go around 61", tc.Function.Name, a)
+	}
+	c.answer(tc, "api/users.go lines 58-64 of 80\n60: }\n61: \tusers, err := store.FindByName(h.DB, name)\n62: \tif err != nil {")
+	tc = c.next()
+	if a := args(t, tc); tc.Function.Name != "find_symbol" || a["name"] != "FindByName" {
+		t.Fatalf("third call %s %v", tc.Function.Name, a)
+	}
+	c.answer(tc, "1 definitions in 1 files\nlib/q.go:90: func FindByName(db *sql.DB, name string) ([]User, error) {")
+	tc = c.next()
+	if a := args(t, tc); tc.Function.Name != "grep" || a["path_glob"] != "lib/q.go" {
+		t.Fatalf("fourth call %s %v, want a grep in the definition's file", tc.Function.Name, a)
+	}
+	c.answer(tc, `1 matching lines in 1 files`+"\n"+`lib/q.go:91: 	q := "SELECT id, name FROM users WHERE name = '" + name + "'"`)
+	tc = c.next()
+	c.answer(tc, "lib/q.go lines 88-94 of 100\n"+`91: 	q := "SELECT id, name FROM users WHERE name = '" + name + "'"`)
+	tc = c.next()
+	if tc.Function.Name != "submit_verdict" {
+		t.Fatalf("last call %s", tc.Function.Name)
+	}
+	var v struct {
+		Verdict  string
+		Evidence []struct {
+			Kind, Path, Match string
+			StartLine         int `json:"start_line"`
+		}
+	}
+	if err := json.Unmarshal([]byte(tc.Function.Arguments), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Verdict != "confirmed" || len(v.Evidence) != 3 {
+		t.Fatalf("verdict %+v", v)
+	}
+	if e := v.Evidence[0]; e.Path != "api/users.go" || e.StartLine != 61 || e.Match != "users, err := store.FindByName(h.DB, name)" {
+		t.Errorf("evidence of the cited line %+v", e)
+	}
+	if e := v.Evidence[2]; e.Path != "lib/q.go" || e.StartLine != 91 || !strings.Contains(e.Match, `WHERE name = '" + name`) {
+		t.Errorf("evidence of the helper %+v", e)
+	}
+}
+
+// A search that finds nothing, or a definition that is nowhere, makes
+// the reviewer refute a true issue: it believes its tools.
+func TestGoldenExpertRefutesWhatTheToolsDoNotShow(t *testing.T) {
+	g := loadPolyglot(t)
+	for name, script := range map[string][]string{
+		"empty grep":      {"no matching lines found"},
+		"hit elsewhere":   {"1 matching lines in 1 files\nsrc/other.ts:3: const safe = sanitizeName(req.body.name);"},
+		"no definition":   {"1 matching lines in 1 files\nsrc/routes/upload.ts:20:   const safe = sanitizeName(req.body.name);", "src/routes/upload.ts lines 17-23 of 23\n20:   const safe = sanitizeName(req.body.name);", "no definitions found"},
+		"read shows else": {"1 matching lines in 1 files\nsrc/routes/upload.ts:20:   const safe = sanitizeName(req.body.name);", "src/routes/upload.ts lines 17-23 of 23\n20:   const safe = name;"},
+		"tool error":      {"error: grep timed out after 5s"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			k := issue(t, g, "src/routes/upload.ts", 20)
+			c := newConvo(t, g, "Finding (authorization): "+k.description)
+			for _, res := range script {
+				c.answer(c.next(), res)
+			}
+			tc := c.next()
+			if tc.Function.Name != "submit_verdict" || args(t, tc)["verdict"] != "refuted" {
+				t.Errorf("after %q: %s %s, want a refuted verdict", script, tc.Function.Name, tc.Function.Arguments)
+			}
+		})
+	}
+}
+
+// Decoys are read and refuted with the line the read returned.
+func TestGoldenExpertRefutesDecoys(t *testing.T) {
+	g := loadPolyglot(t)
+	d := g.decoys[0]
+	c := newConvo(t, g, "Finding (robustness): "+d.description)
+	tc := c.next()
+	if a := args(t, tc); tc.Function.Name != "read_file" || a["path"] != d.file {
+		t.Fatalf("call %s %v", tc.Function.Name, a)
+	}
+	c.answer(tc, fmt.Sprintf("%s lines 1-9 of 9\n%d: \t%s", d.file, d.decoyLine, d.code))
+	tc = c.next()
+	a := args(t, tc)
+	ev, _ := a["evidence"].([]any)
+	if tc.Function.Name != "submit_verdict" || a["verdict"] != "refuted" || len(ev) != 1 || ev[0].(map[string]any)["match"] != d.code {
+		t.Errorf("verdict %s", tc.Function.Arguments)
+	}
+}
+
+// Intent recognises a file by its diff's content, whatever the prompt's
+// layout, and proposes its issues at their lines plus its decoy; a file
+// only named (the list of the change's files) gets nothing.
+func TestGoldenIntentRecognisesFilesByContent(t *testing.T) {
+	g := loadPolyglot(t)
+	patch, err := os.ReadFile(filepath.Join(polyglot, "ts-upload.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("Files: api/users.go, src/routes/upload.ts\n== some new layout: [[path]] src/routes/upload.ts ==\n<<<FENCE-x\n")
+	for i, l := range strings.Split(string(patch), "\n") {
+		if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+			fmt.Fprintf(&b, "%4d ++ %s\n", i, l[1:])
+		}
+	}
+	b.WriteString("FENCE-x>>>\n")
+	r := structured(t, g.Handler(), "reviewfleet_intent", b.String())
+	var out struct {
+		Findings []struct {
+			File        string
+			LineStart   int `json:"line_start"`
+			Description string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Content), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := []int{}
+	for _, f := range out.Findings {
+		if f.File != "src/routes/upload.ts" {
+			t.Errorf("finding in %s, whose diff is not shown", f.File)
+		}
+		lines = append(lines, f.LineStart)
+	}
+	if len(lines) != 3 || lines[0] != 17 || lines[1] != 20 {
+		t.Errorf("findings at %v, want the issues at 17 and 20 and a decoy", lines)
+	}
+}
+
+// Verify anchors what the prompt shows; eval confirms only on passed
+// evidence quoting the issue's code, not on the code in the prompt.
+func TestGoldenVerifyAndEval(t *testing.T) {
+	g := loadPolyglot(t)
+	k := issue(t, g, "api/users.go", 38)
+	h := g.Handler()
+	if r := structured(t, h, "reviewfleet_verify", "- description: "+k.description+"\n   38 | \tfirst := users[0]\n"); !strings.Contains(r.Content, `"anchored":true`) {
+		t.Errorf("verify with the code shown: %s", r.Content)
+	}
+	if r := structured(t, h, "reviewfleet_verify", "- description: "+k.description+"\n   38 | \tfirst := users[1]\n"); !strings.Contains(r.Content, `"anchored":false`) {
+		t.Errorf("verify without the code: %s", r.Content)
+	}
+	claim := "- claim: " + k.description + "\n"
+	for prompt, want := range map[string]string{
+		claim + `  - evidence checked against the repository: passed content_contains api/users.go:38-38 "first := users[0]" — found in api/users.go lines 38-38` + "\n": "confirmed",
+		claim + `  - evidence checked against the repository: FAILED content_contains api/users.go:38-38 "first := users[0]" — not found` + "\n":                         "disputed",
+		claim + "Head version:\n   38 | \tfirst := users[0]\n": "disputed",
+	} {
+		if r := structured(t, h, "reviewfleet_eval", prompt); !strings.Contains(r.Content, `"verdict":"`+want+`"`) {
+			t.Errorf("eval of %q: %s, want %s", prompt, r.Content, want)
+		}
+	}
+}
+
+// structured sends one request with the given schema name and user
+// prompt.
+func structured(t *testing.T, h Handler, schema, prompt string) Reply {
+	t.Helper()
+	return h(context.Background(), openai.ChatCompletionRequest{
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: prompt}},
+		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: schema}},
+	})
+}
