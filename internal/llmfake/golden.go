@@ -391,23 +391,47 @@ func (f *changedFile) shownIn(prompt string) bool {
 
 // identify finds which proposed finding a prompt is about: the one whose
 // description it quotes (the longest, when one description contains
-// another), preferring one whose file the prompt names.
+// another; a prompt that cuts long texts short is matched on their
+// beginning), and among equals the one whose file and lines it names.
 func (g *GoldenReviewer) identify(prompt string) *knownFinding {
-	var best *knownFinding
 	text := normSpace(prompt)
+	var best *knownFinding
+	bestLen, bestScore := 0, -1
 	for _, k := range append(append([]*knownFinding{}, g.issues...), g.decoys...) {
 		d := normSpace(k.description)
+		n := len(d)
 		if !strings.Contains(text, d) {
-			continue
+			if n <= minQuoted || !strings.Contains(text, prefix(d, minQuoted)) {
+				continue
+			}
+			n = minQuoted
 		}
-		switch {
-		case best == nil, len(d) > len(normSpace(best.description)):
-			best = k
-		case len(d) == len(normSpace(best.description)) && !mentionsPath(prompt, best.file) && mentionsPath(prompt, k.file):
-			best = k
+		score := 0
+		if mentionsPath(prompt, k.file) {
+			score += 2
+		}
+		if strings.Contains(text, fmt.Sprintf("%d-%d", k.start, k.end)) {
+			score++
+		}
+		if n > bestLen || n == bestLen && score > bestScore {
+			best, bestLen, bestScore = k, n, score
 		}
 	}
 	return best
+}
+
+// minQuoted is how much of a description's beginning identifies it when
+// the prompt does not quote it whole.
+const minQuoted = 80
+
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // verify anchors a finding whose code the prompt shows.

@@ -279,3 +279,24 @@ func structured(t *testing.T, h Handler, schema, prompt string) Reply {
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: schema}},
 	})
 }
+
+// The same description in two places is told apart by the file and the
+// lines the prompt names; a prompt that cuts a long description short
+// still identifies it.
+func TestGoldenIdentify(t *testing.T) {
+	long := strings.Repeat("The lock is released before the map is written, ", 4)
+	a := &knownFinding{file: "a/store.go", start: 10, end: 10, description: "Missing nil check."}
+	b := &knownFinding{file: "b/store.go", start: 30, end: 31, description: "Missing nil check."}
+	c := &knownFinding{file: "c.go", start: 5, end: 5, description: long}
+	g := &GoldenReviewer{issues: []*knownFinding{a, b, c}}
+	for prompt, want := range map[string]*knownFinding{
+		"Finding: Missing nil check.\nLocation: b/store.go lines 30-31":           b,
+		"- file: a/store.go\n- lines: 10-10\n- description: Missing  nil\ncheck.": a,
+		"Finding: " + long[:100] + "…":                                            c,
+		"Finding: something else at a/store.go":                                   nil,
+	} {
+		if got := g.identify(prompt); got != want {
+			t.Errorf("%q: identified %+v, want %+v", prompt, got, want)
+		}
+	}
+}
