@@ -189,8 +189,9 @@ func caseDiff(ctx context.Context, c evaluation.Case) ([]*diff.File, error) {
 }
 
 // caseFile returns the head version of a file of the case: from the work
-// tree next to a diff, from the head revision, or (a diff alone) the
-// added and context lines the diff shows, the rest empty.
+// tree next to a diff, from the head revision, or (a diff alone, or a
+// file the repository lacks) the added and context lines the diff shows,
+// the rest empty.
 func caseFile(ctx context.Context, c evaluation.Case, name string, changed []*diff.File) ([]string, error) {
 	repo := c.RepoPath()
 	var data []byte
@@ -204,6 +205,9 @@ func caseFile(ctx context.Context, c evaluation.Case, name string, changed []*di
 		return diffSide(changed, name)
 	}
 	if err != nil {
+		if lines, derr := diffSide(changed, name); derr == nil {
+			return lines, nil // the diff still shows the lines
+		}
 		return nil, err
 	}
 	return strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n"), nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -297,6 +298,62 @@ func TestGoldenIdentify(t *testing.T) {
 	} {
 		if got := g.identify(prompt); got != want {
 			t.Errorf("%q: identified %+v, want %+v", prompt, got, want)
+		}
+	}
+}
+
+// Datasets written for no reviewer in particular load too: a git case's
+// code comes from its head revision, a bare patch's from the diff.
+func TestGoldenReviewerDerivesCodeFromAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	git := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(repo, "m.py"), "def f(x):\n    return x\n")
+	git("add", "-A")
+	git("commit", "-qm", "base")
+	write(filepath.Join(repo, "m.py"), "def f(x):\n    return x\n\n\ndef g(items):\n    total = items[0] + items[1]\n    return total\n")
+	git("commit", "-qam", "head")
+	write(filepath.Join(dir, "git.json"), `{"name": "git", "repo": "repo", "base": "HEAD~1", "head": "HEAD", "purpose": "add g",
+		"golden": [{"file": "m.py", "line": 6, "text": "g indexes items without checking its length."},
+		           {"file": "m.py", "line": 4, "text": "A blank line gives way to its surroundings."}]}`)
+	write(filepath.Join(dir, "bare.patch"), "diff --git a/n.go b/n.go\n--- a/n.go\n+++ b/n.go\n@@ -1,1 +1,3 @@\n package n\n+\n+var table = map[string]int{\"a\": 1}\n")
+	write(filepath.Join(dir, "bare.json"), `{"name": "bare", "diff": "bare.patch", "purpose": "add a table",
+		"golden": [{"file": "n.go", "line": 3, "text": "The table is written by every request."}, {"text": "text only"}]}`)
+	g, err := NewGoldenReviewer(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[string]string{}
+	for _, k := range g.issues {
+		codes[k.file+":"+itoa(k.start)] = k.code
+	}
+	want := map[string]string{
+		"m.py:6": "total = items[0] + items[1]",
+		"m.py:4": "total = items[0] + items[1]",
+		"n.go:3": `var table = map[string]int{"a": 1}`,
+	}
+	if len(codes) != len(want) {
+		t.Errorf("issues %v, want %v", codes, want)
+	}
+	for k, v := range want {
+		if codes[k] != v {
+			t.Errorf("code of %s: %q, want %q", k, codes[k], v)
 		}
 	}
 }
