@@ -80,8 +80,8 @@ type Imported struct {
 // Import fetches each pull request's diff through client and writes one
 // case file and one .patch file per pull request into dir. The golden
 // comments become golden issues with text (and the benchmark's severity, as
-// written) only: they name
-// no file or line, so only the judge can match them. The case reviews the
+// written) only: they name no file or line, so only the judge can match
+// them. The case reviews the
 // patch; its repo is the pull request's clone URL, a record of where the
 // change comes from, and its purpose the title and description.
 func Import(ctx context.Context, client *github.Client, prs []BenchmarkPR, dir string) ([]Imported, error) {
