@@ -25,13 +25,17 @@ type record struct {
 
 // handler builds the reply chain the options ask for: the reviewer, then
 // latency, then misbehaviours, each request recorded as it arrives. The
-// returned function closes the record file.
-func handler(o options) (llmfake.Handler, func(), error) {
+// returned function closes the record file. golden is the golden reviewer
+// when the options ask for one.
+func handler(o options, golden *llmfake.GoldenReviewer) (llmfake.Handler, func(), error) {
 	var h llmfake.Handler = func(_ context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
 		return llmfake.FromSchema(req)
 	}
-	if o.reviewer == "markers" {
+	switch o.reviewer {
+	case "markers":
 		h = llmfake.MarkersVerdict(o.marker, o.verdict)
+	case "golden":
+		h = golden.Handler()
 	}
 	if o.latency > 0 {
 		inner := h

@@ -5,6 +5,7 @@
 // chosen shares. It records every request it gets when asked.
 //
 //	fakellm -addr 127.0.0.1:8089 -reviewer markers -misbehave 429=0.1,500=0.05 -record calls.jsonl
+//	fakellm -reviewer golden -dataset testdata/eval/polyglot
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +42,7 @@ type options struct {
 	latency   time.Duration
 	slow      time.Duration
 	reviewer  string
+	dataset   string
 	marker    string
 	verdict   string
 	misbehave map[string]float64
@@ -58,7 +61,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8089", "`host:port` to listen on (port 0 picks a free one)")
 	fs.DurationVar(&o.latency, "latency", 0, "delay added to every reply")
 	fs.DurationVar(&o.slow, "slow", 30*time.Second, "delay of the slow misbehaviour")
-	fs.StringVar(&o.reviewer, "reviewer", "schema", "how replies are made: schema (a minimal valid reply from the request's JSON schema) or markers (findings at added lines containing -marker)")
+	fs.StringVar(&o.reviewer, "reviewer", "schema", "how replies are made: schema (a minimal valid reply from the request's JSON schema), markers (findings at added lines containing -marker) or golden (the golden issues of -dataset, established through the expert's tools, plus decoys)")
+	fs.StringVar(&o.dataset, "dataset", "", "the eval dataset `DIR` whose golden issues the golden reviewer knows")
 	fs.StringVar(&o.marker, "marker", llmfake.DefaultMarker, "the text the markers reviewer looks for")
 	fs.StringVar(&o.verdict, "expert-verdict", "confirmed", "the verdict the markers reviewer's expert submits (confirmed, refuted, inconclusive, …)")
 	fs.StringVar(&shares, "misbehave", "", "`KIND=SHARE,…`: share of requests that misbehave, kinds: "+strings.Join(llmfake.Misbehaviours, ", "))
@@ -72,8 +76,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if o.reviewer != "schema" && o.reviewer != "markers" {
-		return o, fmt.Errorf("-reviewer %q: want schema or markers", o.reviewer)
+	switch o.reviewer {
+	case "schema", "markers":
+		if o.dataset != "" {
+			return o, fmt.Errorf("-dataset is for -reviewer golden, not %s", o.reviewer)
+		}
+	case "golden":
+		if o.dataset == "" {
+			return o, errors.New("-reviewer golden needs -dataset DIR")
+		}
+	default:
+		return o, fmt.Errorf("-reviewer %q: want schema, markers or golden", o.reviewer)
 	}
 	if o.always != "" {
 		if _, err := llmfake.ParseShares(o.always + "=1"); err != nil {
@@ -99,7 +112,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, closeRecord, err := handler(o)
+	var golden *llmfake.GoldenReviewer
+	if o.reviewer == "golden" {
+		if golden, err = llmfake.NewGoldenReviewer(ctx, o.dataset); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "fakellm: golden reviewer knows %d issues and proposes %d decoys (dataset %s)\n", golden.Issues(), golden.Decoys(), o.dataset)
+		defer func() { fmt.Fprintf(stdout, "fakellm: expert tool results: %s\n", outcomeText(golden.ToolOutcomes())) }()
+	}
+	h, closeRecord, err := handler(o, golden)
 	if err != nil {
 		return err
 	}
@@ -120,4 +141,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "fakellm: serving %s (reviewer %s); set OPENAI_BASE_URL=%s\n", srv.URL, o.reviewer, srv.URL)
 	<-ctx.Done()
 	return nil
+}
+
+// outcomeText lists tool outcome counts as "grep hit 12, grep empty 0, …",
+// sorted by tool and outcome.
+func outcomeText(m map[string]map[string]int) string {
+	var parts []string
+	for _, tool := range sortedKeys(m) {
+		for _, outcome := range sortedKeys(m[tool]) {
+			parts = append(parts, fmt.Sprintf("%s %s %d", tool, outcome, m[tool][outcome]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

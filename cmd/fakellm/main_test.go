@@ -46,6 +46,8 @@ func TestParseFlags(t *testing.T) {
 		"twice":              {"-misbehave", "500=0.1,500=0.2"},
 		"unknown always":     {"-always", "teapot"},
 		"unknown reviewer":   {"-reviewer", "oracle"},
+		"golden, no dataset": {"-reviewer", "golden"},
+		"dataset, no golden": {"-reviewer", "markers", "-dataset", "d"},
 		"negative latency":   {"-latency", "-1s"},
 		"negative quota":     {"-rpm", "-5"},
 		"stray argument":     {"serve"},
@@ -59,6 +61,14 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"-always", "context"}, io.Discard); err != nil {
 		t.Errorf("-always context: %v", err)
 	}
+	if o, err := parseFlags([]string{"-reviewer", "golden", "-dataset", "ds"}, io.Discard); err != nil || o.dataset != "ds" {
+		t.Errorf("-reviewer golden -dataset ds: %+v %v", o, err)
+	}
+	// A dataset that does not load stops the command before it serves.
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-reviewer", "golden", "-dataset", t.TempDir()}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "no case") {
+		t.Errorf("golden reviewer on an empty dataset: %v", err)
+	}
 }
 
 // TestQuotaThroughTheOpenAIClient checks that a spent quota looks to the
@@ -70,7 +80,7 @@ func TestQuotaThroughTheOpenAIClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, closeRecord, err := handler(o)
+	h, closeRecord, err := handler(o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -301,7 +301,7 @@ func TestEvalImportWritesADataset(t *testing.T) {
 		t.Errorf("GitHub was asked %q", asked)
 	}
 	cases, err := evaluation.LoadDataset(out)
-	if err != nil || len(cases) != 1 || cases[0].Golden[0].File != "" || cases[0].Golden[0].Severity != "low" {
+	if err != nil || len(cases) != 1 || cases[0].Golden[0].File != "" || cases[0].Golden[0].Severity != "Low" {
 		t.Fatalf("dataset %+v %v", cases, err)
 	}
 	if _, _, err := runCmd(t, "eval", "import", "--golden", golden); err == nil || !strings.Contains(err.Error(), "--out") {

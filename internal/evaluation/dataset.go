@@ -55,7 +55,33 @@ type Golden struct {
 	Line     int    `json:"line,omitempty"`
 	Text     string `json:"text"`
 	Severity string `json:"severity,omitempty"`
+	// RiskType labels the issue: one of reviewfleet's risk types (stored
+	// in its canonical spelling) or any other label, kept as given.
 	RiskType string `json:"risk_type,omitempty"`
+	// Snippet is code found verbatim on one of the issue's lines. Matching
+	// does not use it; a scripted reviewer that knows the dataset searches
+	// the repository for it.
+	Snippet string `json:"snippet,omitempty"`
+	// Related is code elsewhere in the repository that makes the issue
+	// real (a helper the changed line calls), for the same reviewer.
+	Related []Related `json:"related,omitempty"`
+}
+
+// Related is code an issue depends on outside its own lines: Snippet is
+// found verbatim on one line of the definition of Symbol (when given).
+type Related struct {
+	Symbol  string `json:"symbol,omitempty"`
+	Snippet string `json:"snippet"`
+}
+
+// Foreign reports whether the issue's label is not one of reviewfleet's
+// risk types: no finding ever carries it.
+func (g Golden) Foreign() bool {
+	if g.RiskType == "" {
+		return false
+	}
+	_, err := review.ParseRiskType(g.RiskType)
+	return err != nil
 }
 
 // DiffPath is the case's diff file resolved against the case file.
@@ -187,12 +213,17 @@ func (g *Golden) normalise() error {
 	if strings.TrimSpace(g.Text) == "" {
 		return errors.New(`missing "text"`)
 	}
-	if g.RiskType != "" {
-		rt, err := review.ParseRiskType(g.RiskType)
-		if err != nil {
-			return err
-		}
+	g.RiskType = strings.TrimSpace(g.RiskType)
+	if rt, err := review.ParseRiskType(g.RiskType); err == nil {
 		g.RiskType = string(rt)
+	}
+	if strings.Contains(g.Snippet, "\n") {
+		return errors.New(`"snippet" is one line's code`)
+	}
+	for i, r := range g.Related {
+		if strings.TrimSpace(r.Snippet) == "" || strings.Contains(r.Snippet, "\n") {
+			return fmt.Errorf(`related[%d]: "snippet" must be one line's code`, i)
+		}
 	}
 	if g.Line != 0 {
 		if g.StartLine != 0 || g.EndLine != 0 {

@@ -57,7 +57,8 @@ func TestLoadDatasetErrorsNameTheFile(t *testing.T) {
 		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"file": "a", "start_line": 3, "text": "t"}]}`, `missing "end_line"`},
 		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"file": "a", "start_line": 3, "end_line": 2, "text": "t"}]}`, `before "start_line"`},
 		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"start_line": 3, "end_line": 3, "text": "t"}]}`, `lines without "file"`},
-		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"file": "a", "line": 1, "text": "t", "risk_type": "style"}]}`, `unknown risk type`},
+		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"file": "a", "line": 1, "text": "t", "snippet": "a\nb"}]}`, `"snippet" is one line`},
+		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [{"file": "a", "line": 1, "text": "t", "related": [{"symbol": "f"}]}]}`, `related[0]`},
 		{`{"name": "a", "diff": "missing.patch", "purpose": "p", "golden": []}`, `diff:`},
 		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": []} {}`, `data after`},
 		{`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [`, `decode case`},
@@ -94,5 +95,42 @@ func TestSampleDatasetLoads(t *testing.T) {
 	}
 	if len(cases) == 0 {
 		t.Fatal("no sample cases")
+	}
+}
+
+// A label that is not a reviewfleet risk type is kept as given and noted;
+// a known one is spelled canonically.
+func TestAnyLabelIsKeptAndNoted(t *testing.T) {
+	c, err := DecodeCase([]byte(`{"name": "a", "diff": "x.patch", "purpose": "p", "golden": [
+		{"file": "a.go", "line": 1, "text": "t", "risk_type": " Security "},
+		{"file": "a.go", "line": 9, "text": "u", "risk_type": "CONCURRENCY", "snippet": "go f()", "related": [{"symbol": "f", "snippet": "m[k] = v"}]},
+		{"text": "v", "risk_type": "data-loss"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Golden; g[0].RiskType != "Security" || g[1].RiskType != "concurrency" || g[2].RiskType != "data-loss" {
+		t.Fatalf("labels %q %q %q", g[0].RiskType, g[1].RiskType, g[2].RiskType)
+	}
+	if !c.Golden[0].Foreign() || c.Golden[1].Foreign() || c.Golden[1].Related[0].Symbol != "f" {
+		t.Errorf("foreign or related wrong: %+v", c.Golden)
+	}
+	findings := []Finding{{File: "a.go", StartLine: 1, EndLine: 1, RiskType: "authorization"},
+		{File: "b.go", StartLine: 1, EndLine: 1, RiskType: "robustness"}}
+	m := MatchWindow(findings, c.Golden, 3)
+	r := Run{ID: "r", Cases: []CaseResult{Evaluate(c, findings, m, 0, Usage{})}}
+	r.Sum()
+	per := r.Totals.PerRiskType
+	if per["Security"].TP != 1 || per["data-loss"].FN != 1 || per["concurrency"].FN != 1 || per["robustness"].FP != 1 {
+		t.Errorf("per label %+v", per)
+	}
+	if got := strings.Join(r.Totals.ForeignLabels, ","); got != "Security,data-loss" {
+		t.Errorf("foreign labels %q", got)
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| Security | 1 | 0 | 0 |") || !strings.Contains(b.String(), "reviewfleet does not use: Security, data-loss.") {
+		t.Errorf("markdown:\n%s", b.String())
 	}
 }

@@ -79,8 +79,9 @@ type Imported struct {
 
 // Import fetches each pull request's diff through client and writes one
 // case file and one .patch file per pull request into dir. The golden
-// comments become golden issues with text (and severity) only: they name
-// no file or line, so only the judge can match them. The case reviews the
+// comments become golden issues with text (and the benchmark's severity, as
+// written) only: they name no file or line, so only the judge can match
+// them. The case reviews the
 // patch; its repo is the pull request's clone URL, a record of where the
 // change comes from, and its purpose the title and description.
 func Import(ctx context.Context, client *github.Client, prs []BenchmarkPR, dir string) ([]Imported, error) {
@@ -128,7 +129,9 @@ func Import(ctx context.Context, client *github.Client, prs []BenchmarkPR, dir s
 			if strings.TrimSpace(cm.Comment) == "" {
 				return out, fmt.Errorf("%s: comment %d is empty", p.URL, i)
 			}
-			c.Golden = append(c.Golden, Golden{Text: cm.Comment, Severity: strings.ToLower(strings.TrimSpace(cm.Severity))})
+			// The benchmark's own severity, as it spells it: eval reports
+			// per label as given and never ranks by severity.
+			c.Golden = append(c.Golden, Golden{Text: cm.Comment, Severity: strings.TrimSpace(cm.Severity)})
 		}
 		patch := filepath.Join(dir, c.Diff)
 		if err := os.WriteFile(patch, []byte(diff), 0o644); err != nil {

@@ -75,7 +75,7 @@ func TestImportWritesLoadableCases(t *testing.T) {
 	if c.Repo != "https://github.example/acme/widgets.git" || c.Diff != "acme-widgets-7.patch" || c.Purpose != "Add y\n\nAdds y." {
 		t.Fatalf("case %+v", c)
 	}
-	if g := c.Golden[1]; g.File != "" || g.Text != "x lacks a test" || g.Severity != "medium" {
+	if g := c.Golden[1]; g.File != "" || g.Text != "x lacks a test" || g.Severity != "Medium" {
 		t.Fatalf("golden %+v", c.Golden)
 	}
 	// A text-only issue is never matched by lines, only by the judge.

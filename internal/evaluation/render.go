@@ -33,6 +33,11 @@ func WriteMarkdown(w io.Writer, r Run) error {
 		c := t.PerRiskType[k]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f |\n", k, c.TP, c.FP, c.FN, c.Precision(), c.Recall(), c.F1())
 	}
+	if len(t.ForeignLabels) > 0 {
+		fmt.Fprintf(&b, "\nLabels of the dataset that reviewfleet does not use: %s. No finding carries them: their rows count "+
+			"the issues matched and missed, and false positives count under the findings' own risk types.\n",
+			strings.Join(t.ForeignLabels, ", "))
+	}
 	fmt.Fprintf(&b, "\n## Cases\n\n| case | golden | TP | FP | FN | precision | recall | F1 | runtime | LLM calls | tokens | cost | review |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cases {
 		review := c.ReviewID

@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"sort"
 	"time"
 )
 
@@ -103,16 +104,28 @@ type Totals struct {
 	F1          float64           `json:"f1"`
 	FPPerCase   float64           `json:"fp_per_case"`
 	PerRiskType map[string]Counts `json:"per_risk_type"`
-	Runtime     time.Duration     `json:"-"`
-	RuntimeMS   int64             `json:"runtime_ms"` // the sum of the cases' review times
+	// ForeignLabels are the golden issues' labels that are not reviewfleet
+	// risk types, sorted: no finding carries them, so their columns hold
+	// matches and misses only, and false positives count under the
+	// findings' own risk types.
+	ForeignLabels []string      `json:"foreign_labels"`
+	Runtime       time.Duration `json:"-"`
+	RuntimeMS     int64         `json:"runtime_ms"` // the sum of the cases' review times
 	Usage
 }
 
 // Sum computes the run's totals from its cases. Precision, recall and F1
 // are micro-averaged: computed from the summed counts.
 func (r *Run) Sum() {
-	t := Totals{Cases: len(r.Cases), PerRiskType: map[string]Counts{}}
+	t := Totals{Cases: len(r.Cases), PerRiskType: map[string]Counts{}, ForeignLabels: []string{}}
+	foreign := map[string]bool{}
 	for _, c := range r.Cases {
+		for _, g := range c.GoldenIssues {
+			if g.Foreign() && !foreign[g.RiskType] {
+				foreign[g.RiskType] = true
+				t.ForeignLabels = append(t.ForeignLabels, g.RiskType)
+			}
+		}
 		t.Counts = t.Counts.Add(c.Counts)
 		t.Golden += c.Golden
 		t.Runtime += c.Runtime
@@ -124,6 +137,7 @@ func (r *Run) Sum() {
 			t.PerRiskType[k] = t.PerRiskType[k].Add(v)
 		}
 	}
+	sort.Strings(t.ForeignLabels)
 	t.Precision, t.Recall, t.F1 = t.Counts.Precision(), t.Counts.Recall(), t.Counts.F1()
 	if t.Cases > 0 {
 		t.FPPerCase = float64(t.FP) / float64(t.Cases)

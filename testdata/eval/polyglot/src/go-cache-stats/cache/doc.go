@@ -1,0 +1,2 @@
+// Package cache keeps hot entries in memory and counts their use.
+package cache

@@ -1,0 +1,3 @@
+"""The database handle shared by the app."""
+
+db = None
