@@ -55,16 +55,19 @@ var judgeSchema = json.RawMessage(`{
 func (j *LLMJudge) Judge(ctx context.Context, c Case, f Finding, g Golden) (Verdict, error) {
 	fence := untrusted.New()
 	var user strings.Builder
-	fmt.Fprintf(&user, "Change: %s\n", c.Name)
-	user.WriteString(fence.Wrap("purpose of the change", c.Purpose))
-	fmt.Fprintf(&user, "\nFinding (%s, %s) at %s:%d-%d:\n", f.RiskType, f.Severity, f.File, f.StartLine, f.EndLine)
-	user.WriteString(fence.Wrap("finding", f.Description))
+	// The case name, the finding's file and its text come from the reviewed
+	// change or from the model reading it; a dataset's file names are a
+	// stranger's too. All of it stays inside the fence, one block each.
+	user.WriteString(fence.Wrap("the change: name and purpose", "Change: "+untrusted.Name(c.Name)+"\n\n"+c.Purpose))
+	user.WriteString("\n")
+	user.WriteString(fence.Wrap("the reviewer's finding", fmt.Sprintf("%s, %s at %s:%d-%d\n\n%s",
+		untrusted.OneLine(f.RiskType), untrusted.OneLine(f.Severity), untrusted.Name(f.File), f.StartLine, f.EndLine, f.Description)))
 	where := "location not given"
 	if g.File != "" {
-		where = fmt.Sprintf("%s:%d-%d", g.File, g.StartLine, g.EndLine)
+		where = fmt.Sprintf("%s:%d-%d", untrusted.Name(g.File), g.StartLine, g.EndLine)
 	}
-	fmt.Fprintf(&user, "\nKnown issue (%s):\n", where)
-	user.WriteString(fence.Wrap("known issue", g.Text))
+	user.WriteString("\n")
+	user.WriteString(fence.Wrap("the known issue", "Known issue at "+where+"\n\n"+g.Text))
 	reviewID := ""
 	if j.ReviewID != nil {
 		reviewID = j.ReviewID(c)
