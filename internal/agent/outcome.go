@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
@@ -61,11 +62,21 @@ const maxToolName = 64
 
 // recordArgs is the stored form of a call's raw arguments.
 func recordArgs(raw string) string {
-	a := redact.String(canonicalArgs(raw))
+	a := storable(redact.String(canonicalArgs(raw)))
 	if len(a) > MaxToolArgs {
 		a = cutUTF8(a, MaxToolArgs-len("…")) + "…"
 	}
 	return a
+}
+
+// recordTool is the stored form of a tool name as the model gave it.
+func recordTool(name string) string { return cutUTF8(storable(name), maxToolName) }
+
+// storable makes model-supplied text storable as Postgres text, which
+// holds neither NUL bytes nor invalid UTF-8: a call the model garbled must
+// not make its run impossible to store.
+func storable(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // OutcomeCounts tallies calls by tool and outcome:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -115,6 +116,16 @@ func TestRecordedArgsAreRedactedAndBounded(t *testing.T) {
 	long := recordArgs(`{"pattern": "` + strings.Repeat("é", 400) + `"}`)
 	if len(long) > MaxToolArgs || !strings.HasSuffix(long, "…") {
 		t.Errorf("long args: %d bytes, %q", len(long), long[len(long)-10:])
+	}
+	// Garbled arguments (not JSON) and names keep no NUL byte or invalid
+	// UTF-8, which Postgres text cannot hold.
+	for _, s := range []string{recordArgs("{\"pattern\x00\xff"), recordTool("grep\x00\xfe" + strings.Repeat("x", 100))} {
+		if strings.ContainsRune(s, 0) || !utf8.ValidString(s) || len(s) > MaxToolArgs {
+			t.Errorf("stored text %q", s)
+		}
+	}
+	if got := recordTool(strings.Repeat("ü", 50)); len(got) > 64 || !utf8.ValidString(got) {
+		t.Errorf("long tool name stored as %q", got)
 	}
 }
 

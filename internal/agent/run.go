@@ -166,14 +166,14 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 			r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 				Role: openai.ChatMessageRoleTool, Content: tooManyCalls(r.cfg.MaxToolCallsPerRound), ToolCallID: tc.ID,
 			})
-			r.record(ToolCall{Tool: cutUTF8(tc.Function.Name, maxToolName), Args: recordArgs(tc.Function.Arguments), Outcome: OutcomeRefused})
+			r.record(ToolCall{Tool: recordTool(tc.Function.Name), Args: recordArgs(tc.Function.Arguments), Outcome: OutcomeRefused})
 			continue
 		}
 		out, err := r.tools.execute(ctx, tc, forced)
 		if err != nil {
 			return false, "", err
 		}
-		r.res.ToolCalls[tc.Function.Name]++
+		r.res.ToolCalls[recordTool(tc.Function.Name)]++
 		if out.record != nil {
 			r.record(*out.record)
 		}

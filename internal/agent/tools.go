@@ -85,7 +85,7 @@ func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly
 	start := time.Now()
 	res, err := tb.dispatch(ctx, name, raw, submitOnly, &out)
 	if name != toolSubmitVerdict {
-		out.record = &ToolCall{Tool: cutUTF8(name, maxToolName), Args: recordArgs(raw), Outcome: outcomeOf(err, res), Latency: time.Since(start)}
+		out.record = &ToolCall{Tool: recordTool(name), Args: recordArgs(raw), Outcome: outcomeOf(err, res), Latency: time.Since(start)}
 		if err == nil {
 			out.record.ResultBytes = len(res.text)
 		}

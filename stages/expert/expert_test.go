@@ -276,6 +276,8 @@ func TestToolCallsAreStoredWithOutcomes(t *testing.T) {
 			llmfake.ToolCall("grep", map[string]any{"pattern": `no such code`, "path_glob": "**/*.go"}),
 			llmfake.ToolCall("read_file", map[string]any{"path": "a.go"}),
 			llmfake.ToolCall("run_shell_for_tool_health", map[string]any{"cmd": "id"}),
+			// A garbled call: a NUL in the name, arguments that are not JSON.
+			llmfake.ToolCall("shell\x00for_tool_health", "{\"cmd\": \x00"),
 		),
 		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
 			"verdict": "confirmed", "confidence": 0.9, "reasoning": "xs[0] with no length check",
@@ -286,7 +288,8 @@ func TestToolCallsAreStoredWithOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct{ tool, outcome string }{{"grep", "hit"}, {"grep", "empty"}, {"read_file", "hit"}, {"run_shell_for_tool_health", "error"}}
+	want := []struct{ tool, outcome string }{{"grep", "hit"}, {"grep", "empty"}, {"read_file", "hit"}, {"run_shell_for_tool_health", "error"},
+		{"shell\uFFFDfor_tool_health", "error"}}
 	if len(calls) != len(want) {
 		t.Fatalf("stored calls %+v, want %d", calls, len(want))
 	}
@@ -307,8 +310,8 @@ func TestToolCallsAreStoredWithOutcomes(t *testing.T) {
 	if counts["grep"]["hit"] != 1 || counts["grep"]["empty"] != 1 || counts["read_file"]["hit"] != 1 {
 		t.Errorf("run tool outcomes = %v", counts)
 	}
-	if got := toolMetric(t, "other", "error") - before; got != 1 {
-		t.Errorf("metric other/error grew by %v, want 1", got)
+	if got := toolMetric(t, "other", "error") - before; got != 2 {
+		t.Errorf("metric other/error grew by %v, want 2", got)
 	}
 }
 
