@@ -138,6 +138,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		// confidence. Permanent errors are recorded at once.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
 	}
+	res = storableResult(res)
 	after, verdict := Apply(f.Confidence, cfg.Harness.VerifyConfidenceFloor, res)
 	ev := evidence(res)
 	v := store.Verdict{
@@ -250,6 +251,26 @@ func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
 		ToolCalls: tools, Phases: phases, Checks: checks, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
 		Duration: res.Duration.Round(time.Millisecond), Error: res.Error, ToolOutcomes: outcomes, Calls: calls,
 	}
+}
+
+// storableResult returns res with the model's text made storable in
+// Postgres text and jsonb, which refuse NUL bytes and invalid UTF-8: a
+// verdict whose reasoning or evidence carries one must be recorded, not
+// fail its item on every attempt.
+func storableResult(res agent.Result) agent.Result {
+	clean := func(s string) string {
+		return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	res.Reasoning, res.Error = clean(res.Reasoning), clean(res.Error)
+	if len(res.CheckResults) > 0 {
+		checks := make([]agent.CheckResult, len(res.CheckResults))
+		for i, c := range res.CheckResults {
+			c.Kind, c.Path, c.Match, c.Detail = clean(c.Kind), clean(c.Path), clean(c.Match), clean(c.Detail)
+			checks[i] = c
+		}
+		res.CheckResults = checks
+	}
+	return res
 }
 
 // changedFilesOnly reports whether the review's snapshot holds only its

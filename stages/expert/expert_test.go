@@ -337,3 +337,25 @@ func toolMetric(t *testing.T, tool, outcome string) float64 {
 	}
 	return 0
 }
+
+// TestModelTextWithNULIsStored: reasoning and evidence with a NUL byte
+// (which Postgres text and jsonb refuse) are stored with the byte
+// replaced, instead of failing the item on every attempt.
+func TestModelTextWithNULIsStored(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Script(
+		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "confirmed", "confidence": 0.9, "reasoning": "xs[0]\x00 unchecked",
+			"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return\x00 xs[0]", "required": true}},
+		})),
+	))
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || !strings.Contains(v.Reason, "xs[0]\uFFFD unchecked") {
+		t.Fatalf("verdict %+v", v)
+	}
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	if run := runs[f.ID]; run.StopReason != "accept_check_failed" || !strings.Contains(string(run.Checks), `return\ufffd xs[0]`) &&
+		!strings.Contains(string(run.Checks), "return\uFFFD xs[0]") {
+		t.Errorf("run %s, checks %s", run.StopReason, run.Checks)
+	}
+}
