@@ -48,7 +48,17 @@ func toolErrorf(format string, args ...any) error {
 // refusedf is a tool error for a call the sandbox or the budgets decline
 // by policy, as opposed to a call that failed.
 func refusedf(format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...), outcome: OutcomeRefused}
+	te := toolErrorf(format, args...).(*toolError)
+	te.outcome = OutcomeRefused
+	return te
+}
+
+// missingf is the tool error of a path that does not exist in the
+// snapshot.
+func missingf(format string, args ...any) error {
+	te := toolErrorf(format, args...).(*toolError)
+	te.missing = true
+	return te
 }
 
 // Messages of the sandbox's refusals.
@@ -159,7 +169,7 @@ func (s *sandbox) enterDir(dir *os.Root, name, shown string) (*os.Root, error) {
 	fi, err := dir.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &toolError{msg: "no such file or directory: " + shown, missing: true}
+		return nil, missingf("no such file or directory: %s", shown)
 	case err != nil:
 		return nil, toolErrorf("cannot stat %s", shown)
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -209,7 +219,7 @@ func (s *sandbox) readFile(p string) (data []byte, rel string, err error) {
 func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 	fi, err := dir.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &toolError{msg: "no such file or directory: " + rel, missing: true}
+		return nil, missingf("no such file or directory: %s", rel)
 	}
 	if err != nil {
 		return nil, toolErrorf("cannot stat %s", rel)
