@@ -17,7 +17,13 @@ import (
 
 // toolError is a failure reported to the model as the tool's result text.
 // Its message never contains anything read from outside the snapshot.
-type toolError struct{ msg string }
+// outcome classifies it for the run's record (OutcomeError when empty).
+type toolError struct {
+	msg     string
+	outcome ToolOutcome
+	// missing marks "no such file or directory".
+	missing bool
+}
 
 func (e *toolError) Error() string { return e.msg }
 
@@ -37,6 +43,22 @@ func toolErrorf(format string, args ...any) error {
 		}
 	}
 	return &toolError{msg: fmt.Sprintf(format, args...)}
+}
+
+// refusedf is a tool error for a call the sandbox or the budgets decline
+// by policy, as opposed to a call that failed.
+func refusedf(format string, args ...any) error {
+	te := toolErrorf(format, args...).(*toolError)
+	te.outcome = OutcomeRefused
+	return te
+}
+
+// missingf is the tool error of a path that does not exist in the
+// snapshot.
+func missingf(format string, args ...any) error {
+	te := toolErrorf(format, args...).(*toolError)
+	te.missing = true
+	return te
 }
 
 // Messages of the sandbox's refusals.
@@ -94,11 +116,11 @@ func cleanRel(p string) (string, error) {
 	}
 	slashed := filepath.ToSlash(p)
 	if path.IsAbs(slashed) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
-		return "", toolErrorf(msgAbsolute)
+		return "", refusedf(msgAbsolute)
 	}
 	clean := path.Clean(slashed)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", toolErrorf(msgEscape)
+		return "", refusedf(msgEscape)
 	}
 	return clean, nil
 }
@@ -111,7 +133,7 @@ func (s *sandbox) check(p string) (string, error) {
 		return "", err
 	}
 	if s.deny.denied(rel) {
-		return "", toolErrorf("%s: %s", rel, msgDenied)
+		return "", refusedf("%s: %s", rel, msgDenied)
 	}
 	return rel, nil
 }
@@ -147,11 +169,11 @@ func (s *sandbox) enterDir(dir *os.Root, name, shown string) (*os.Root, error) {
 	fi, err := dir.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, toolErrorf("no such file or directory: %s", shown)
+		return nil, missingf("no such file or directory: %s", shown)
 	case err != nil:
 		return nil, toolErrorf("cannot stat %s", shown)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, toolErrorf("%s %s", shown, msgSymlink)
+		return nil, refusedf("%s %s", shown, msgSymlink)
 	case !fi.IsDir():
 		return nil, toolErrorf("%s is not a directory: use read_file", shown)
 	}
@@ -197,7 +219,7 @@ func (s *sandbox) readFile(p string) (data []byte, rel string, err error) {
 func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 	fi, err := dir.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, toolErrorf("no such file or directory: %s", rel)
+		return nil, missingf("no such file or directory: %s", rel)
 	}
 	if err != nil {
 		return nil, toolErrorf("cannot stat %s", rel)
@@ -227,7 +249,7 @@ func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 		return nil, toolErrorf("cannot read %s", rel)
 	}
 	if int64(len(data)) > s.maxFileBytes {
-		return nil, toolErrorf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
+		return nil, refusedf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
 	}
 	if isBinary(data) {
 		return data, nil
@@ -240,15 +262,15 @@ func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 func (s *sandbox) checkRegular(fi fs.FileInfo, rel string) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return toolErrorf("%s %s", rel, msgSymlink)
+		return refusedf("%s %s", rel, msgSymlink)
 	case fi.IsDir():
 		return toolErrorf("%s is a directory: use list_dir", rel)
 	case !fi.Mode().IsRegular():
 		return toolErrorf("%s is not a regular file", rel)
 	case linkCount(fi) > 1:
-		return toolErrorf("%s %s", rel, msgHardLink)
+		return refusedf("%s %s", rel, msgHardLink)
 	case fi.Size() > s.maxFileBytes:
-		return toolErrorf("%s is too large (%d bytes; the limit is %d)", rel, fi.Size(), s.maxFileBytes)
+		return refusedf("%s is too large (%d bytes; the limit is %d)", rel, fi.Size(), s.maxFileBytes)
 	}
 	return nil
 }
