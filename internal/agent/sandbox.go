@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
@@ -108,6 +109,15 @@ func (s *sandbox) close() error { return s.root.Close() }
 // slash-separated and relative to the root ("." for the root itself).
 func cleanRel(p string) (string, error) {
 	p = strings.TrimSpace(p)
+	// Prompts show an unusual name (a tab, a quote, a backslash, a newline)
+	// Go-quoted, so a model copies it back quoted. Any name that starts
+	// with a quote is shown quoted itself, so a whole quoted string can
+	// only mean the name inside it.
+	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+		if u, err := strconv.Unquote(p); err == nil {
+			p = u
+		}
+	}
 	if p == "" {
 		return ".", nil
 	}
