@@ -101,6 +101,9 @@ func (r *Redactor) redact(s string, isDiff bool) string {
 			lines[i], changed = nl, true
 		}
 	}
+	if r.scan(lines) {
+		changed = true
+	}
 	if !changed {
 		return s
 	}
