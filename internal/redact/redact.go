@@ -191,7 +191,7 @@ func hinted(low string, hints []string) bool {
 
 // nameHints are the words one of which a line must contain to hold an
 // assignment to a secret-looking name (see secretKind).
-var nameHints = []string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential"}
+var nameHints = []string{"secret", "token", "pass", "pwd", "_pw", "key", "credential", "auth"}
 
 // markerRe matches a marker, capturing its kind and number.
 var markerRe = regexp.MustCompile(`\[REDACTED:([a-z0-9-]+):(\d+)\]`)
