@@ -96,9 +96,12 @@ func (r *Redactor) redact(s string, isDiff bool) string {
 		b.apply(lines, off, r.marker(b.kind, b.value))
 		changed = true
 	}
+	// Diff lines are judged without their ' ', '+' or '-': rules anchored
+	// at the start of a line (.env, INI, .pgpass) see the file's line.
 	for i, l := range lines {
-		if nl := r.line(l); nl != l {
-			lines[i], changed = nl, true
+		o := off[i]
+		if nl := r.line(l[o:]); nl != l[o:] {
+			lines[i], changed = l[:o]+nl, true
 		}
 	}
 	if r.scan(lines) {

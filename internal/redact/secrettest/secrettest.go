@@ -197,6 +197,7 @@ func Samples() []Sample {
 		build("kubeconfig client key and token", "deploy/kubeconfig", "users:\n- name: ci\n  user:\n    client-key-data: «"+kubeKey+"»\n    token: «"+s(40, alnum)+"»\n"),
 		build("pgpass", "ops/pgpass", "db.internal:5432:app:app:«"+s(16, alnum)+"»\n*:*:*:replica:«"+s(16, alnum)+"»\n"),
 		build("base64-encoded token", "blob.txt", "payload: «"+encodedToken+"»\n"),
+		build("ini password in a diff", "app-ini.diff", "--- a/app.ini\n+++ b/app.ini\n@@ -1,3 +1,3 @@\n [db]\n-password = «"+s(12, alnum)+"»\n+password = «"+s(12, alnum)+"»\n"),
 		build("deleted line in a diff", "change.diff", "--- a/x.env\n+++ b/x.env\n@@ -1,2 +1,1 @@\n-STRIPE_SECRET=«sk_live_"+s(24, alnum)+"»\n KEEP=1\n"),
 	}
 }
