@@ -43,7 +43,8 @@ func assignments(l, low string) []hit {
 		return nil
 	}
 	var hits []hit
-	if m := envSpace.FindStringSubmatchIndex(l); m != nil {
+	// Each form is tried only on lines holding its telltale, cheaply.
+	if m := envSpaceMatch(l); m != nil {
 		if kind := secretKind(l[m[2]:m[3]]); kind != "" && notPlaceholder(l[m[4]:m[5]]) {
 			hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
 		}
@@ -53,13 +54,13 @@ func assignments(l, low string) []hit {
 			hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
 		}
 	}
-	for _, m := range xmlElement.FindAllStringSubmatchIndex(l, -1) {
+	for _, m := range xmlMatches(l) {
 		name := l[m[2]:m[3]]
 		if name == l[m[6]:m[7]] && secretKind(name) != "" && notPlaceholder(l[m[4]:m[5]]) {
 			hits = append(hits, hit{m[4], m[5], valueKind(secretKind(name), l[m[4]:m[5]])})
 		}
 	}
-	for _, m := range pairCall.FindAllStringSubmatchIndex(l, -1) {
+	for _, m := range pairMatches(l) {
 		if kind := secretKind(l[m[4]:m[5]]); kind != "" && notPlaceholder(l[m[8]:m[9]]) && !dotted.MatchString(l[m[8]:m[9]]) {
 			hits = append(hits, hit{m[8], m[9], valueKind(kind, l[m[8]:m[9]])})
 		}
@@ -124,6 +125,27 @@ func envValue(l string, i int) (int, int) {
 	}
 	v := strings.TrimRight(rest[:end], " \t\r")
 	return i, i + len(v)
+}
+
+func envSpaceMatch(l string) []int {
+	if !strings.Contains(l, "ENV ") {
+		return nil
+	}
+	return envSpace.FindStringSubmatchIndex(l)
+}
+
+func xmlMatches(l string) [][]int {
+	if !strings.Contains(l, "</") {
+		return nil
+	}
+	return xmlElement.FindAllStringSubmatchIndex(l, -1)
+}
+
+func pairMatches(l string) [][]int {
+	if !strings.Contains(l, "\",") && !strings.Contains(l, "',") {
+		return nil
+	}
+	return pairCall.FindAllStringSubmatchIndex(l, -1)
 }
 
 // iniValue reports whether a bare value after NAME = or NAME: on a line

@@ -131,6 +131,25 @@ type hit struct {
 
 // line redacts one line: the table's patterns, then assignments.
 func (r *Redactor) line(l string) string {
+	hits := ruleCache.get(l, ruleHits)
+	if len(hits) == 0 {
+		return l
+	}
+	var b strings.Builder
+	prev := 0
+	for _, h := range hits {
+		b.WriteString(l[prev:h.start])
+		b.WriteString(r.marker(h.kind, l[h.start:h.end]))
+		prev = h.end
+	}
+	b.WriteString(l[prev:])
+	return b.String()
+}
+
+// ruleHits finds the secrets of one line by the table's patterns, then
+// assignments, in order of position. It depends on the line alone, so its
+// result is cached.
+func ruleHits(l string) []hit {
 	var hits []hit
 	add := func(h hit) {
 		if h.start >= h.end || strings.Contains(l[h.start:h.end], markerPrefix) {
@@ -159,19 +178,8 @@ func (r *Redactor) line(l string) string {
 	for _, h := range assignments(l, low) {
 		add(h)
 	}
-	if len(hits) == 0 {
-		return l
-	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].start < hits[j].start })
-	var b strings.Builder
-	prev := 0
-	for _, h := range hits {
-		b.WriteString(l[prev:h.start])
-		b.WriteString(r.marker(h.kind, l[h.start:h.end]))
-		prev = h.end
-	}
-	b.WriteString(l[prev:])
-	return b.String()
+	return hits
 }
 
 // PromptNote tells a model what the markers mean; every stage that shows

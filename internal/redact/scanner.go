@@ -114,6 +114,9 @@ func (r *Redactor) scan(lines []string) bool {
 	return changed
 }
 
+// lineFinding is what redaction needs of a scanner finding.
+type lineFinding struct{ rule, secret string }
+
 // candidate reports whether line l may hold something the scanner finds:
 // one of its rules' keywords, or an encoded run that may decode to one.
 func candidate(l string) bool {
@@ -131,45 +134,61 @@ func candidate(l string) bool {
 	return false
 }
 
-// lineFinding is what redaction needs of a scanner finding.
-type lineFinding struct{ rule, secret string }
-
-// lineCache remembers the findings of lines already scanned: the same
+// lineCache bounds a map from a line to what was found on it: the same
 // lines are redacted again and again (the submission, the snapshot, then
-// every model request that quotes them), and the scan is the costly part.
-var lineCache = struct {
-	sync.Mutex
-	m map[string][]lineFinding
-}{}
+// every model request that quotes them), and finding is the costly part.
+// What is found depends on the line alone; markers are numbered after.
+type lineCache[T any] struct {
+	mu sync.Mutex
+	m  map[string]T
+}
 
-// maxCachedLines bounds lineCache; it is emptied when full.
+// maxCachedLines bounds a lineCache; it is emptied when full.
 const maxCachedLines = 100_000
 
-// maxCachedLine is the longest line kept in lineCache.
+// maxCachedLine is the longest line kept in a lineCache.
 const maxCachedLine = 4096
 
+// get returns find(l), from the cache when l was seen.
+func (c *lineCache[T]) get(l string, find func(string) T) T {
+	if len(l) > maxCachedLine {
+		return find(l)
+	}
+	c.mu.Lock()
+	v, ok := c.m[l]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = find(l)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedLines {
+		c.m = map[string]T{}
+	}
+	c.m[l] = v
+	c.mu.Unlock()
+	return v
+}
+
+func (c *lineCache[T]) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+var (
+	scanCache lineCache[[]lineFinding]
+	ruleCache lineCache[[]hit]
+)
+
 func detectLine(d *detect.Detector, l string) []lineFinding {
-	if len(l) <= maxCachedLine {
-		lineCache.Lock()
-		fs, ok := lineCache.m[l]
-		lineCache.Unlock()
-		if ok {
-			return fs
+	return scanCache.get(l, func(l string) []lineFinding {
+		var fs []lineFinding
+		for _, f := range d.DetectString(l) {
+			fs = append(fs, lineFinding{rule: f.RuleID, secret: f.Secret})
 		}
-	}
-	var fs []lineFinding
-	for _, f := range d.DetectString(l) {
-		fs = append(fs, lineFinding{rule: f.RuleID, secret: f.Secret})
-	}
-	if len(l) <= maxCachedLine {
-		lineCache.Lock()
-		if lineCache.m == nil || len(lineCache.m) >= maxCachedLines {
-			lineCache.m = map[string][]lineFinding{}
-		}
-		lineCache.m[l] = fs
-		lineCache.Unlock()
-	}
-	return fs
+		return fs
+	})
 }
 
 // apply replaces the secret of finding f, made on line i, in lines.
