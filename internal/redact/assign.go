@@ -148,6 +148,11 @@ func pairMatches(l string) [][]int {
 	return pairCall.FindAllStringSubmatchIndex(l, -1)
 }
 
+// notUID filters -u values: docker's -u 1000:1000 is a user and group id.
+func notUID(v string) bool {
+	return notPlaceholder(v) && strings.Trim(v, "0123456789") != ""
+}
+
 // iniValue reports whether a bare value after NAME = or NAME: on a line
 // of its own is a literal secret rather than code: not a placeholder, not
 // an identifier, path, number, call or expression.

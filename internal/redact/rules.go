@@ -73,11 +73,12 @@ var Rules = []Rule{
 	{Kind: "basic-auth", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=,]\s*["']?basic\s+([A-Za-z0-9+/]{8,}=*)`), Valid: notPlaceholder, Hints: []string{"basic"}},
 	// A user's password given to a client: curl -u user:pass,
 	// SetBasicAuth("user", "pass"), requests' auth=("user", "pass").
-	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]+['"]?[^\s:'"]*:([^\s'"]+)`), Valid: notPlaceholder, Hints: []string{"-u", "--user"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]+['"]?[^\s:'"]*:([^\s'"]+)`), Valid: notUID, Hints: []string{"-u", "--user"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)basicauth\(\s*(?:[^,()]*,\s*)?(?:"[^"]*"|'[^']*'|[A-Za-z_][\w.]*)\s*,\s*["'\x60]([^"'\x60]+)["'\x60]`), Valid: notPlaceholder, Hints: []string{"basicauth("}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bauth\s*=\s*\(\s*["'][^"']*["']\s*,\s*["']([^"']+)["']`), Valid: notPlaceholder, Hints: []string{"auth"}},
 	// .netrc and redis.conf write the keyword, a space, the password.
-	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)(?:password|requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"password ", "requirepass", "masterauth"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
 	// Formats gitleaks finds only beside its provider's name, while the
 	// shape alone is distinctive.
 	{Kind: "telegram-bot-token", Group: 1, Pattern: regexp.MustCompile(`\b(\d{8,10}:AA[A-Za-z0-9_\-]{33})(?:[^A-Za-z0-9_\-]|$)`), Hints: []string{":aa"}},
