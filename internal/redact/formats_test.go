@@ -2,6 +2,7 @@ package redact
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact/secrettest"
@@ -33,4 +34,27 @@ func TestFormats(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFormatsConcurrent redacts the corpus from several goroutines at
+// once: the scanner and the line caches are shared.
+func TestFormatsConcurrent(t *testing.T) {
+	samples := secrettest.Samples()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := New()
+			for _, s := range samples {
+				out := redactFile(r, s.File, s.Text)
+				for _, v := range s.Secrets {
+					if strings.Contains(out, v) {
+						t.Errorf("%s: secret %q survived", s.Name, v)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
