@@ -125,10 +125,35 @@ func (m *recorder) handle(_ context.Context, req openai.ChatCompletionRequest) l
 // contents and names).
 func TestCorpusSecretsStayOut(t *testing.T) {
 	t.Parallel()
+	t.Run("repo", func(t *testing.T) {
+		t.Parallel()
+		checkCorpusReview(t, func(dir, head string) submit.Request {
+			return submit.Request{Repo: dir, Base: "main", Head: head}
+		})
+	})
+	// A diff reviewed against its work tree: the submission captures and
+	// redacts the snapshot itself.
+	t.Run("diff", func(t *testing.T) {
+		t.Parallel()
+		checkCorpusReview(t, func(dir, head string) submit.Request {
+			out, err := exec.Command("git", "-C", dir, "diff", "main", head).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch := filepath.Join(t.TempDir(), "change.diff")
+			if err := os.WriteFile(patch, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return submit.Request{Repo: dir, DiffFile: patch, Purpose: "Temporary token glpat-Tq7Wm2Xv9Lp4Rk8Nc3Hy until the vault is ready."}
+		})
+	})
+}
+
+func checkCorpusReview(t *testing.T, request func(dir, head string) submit.Request) {
 	model := &recorder{}
 	f := newFleet(t, model.handle, nil)
 	dir, head, secrets := corpusRepo(t)
-	r := f.review(t, submit.Request{Repo: dir, Base: "main", Head: head})
+	r := f.review(t, request(dir, head))
 	if r.Status != store.StatusDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
