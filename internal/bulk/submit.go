@@ -12,6 +12,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -110,7 +111,7 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	}
 	clear(seen)
 	for i, e := range spec.Entries {
-		k := identity(app.StripCredentials(e.Repo), e.Base, e.Head, seen)
+		k := identity(app.StripCredentials(e.Repo), redact.String(e.Base), redact.String(e.Head), seen) // as stored
 		if l, ok := lines[k]; ok {
 			spec.Entries[i].Line = l
 		} else if len(done) > 0 {
@@ -187,7 +188,9 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 		app.EndSubmitSpan(span, id, err)
 	}()
 	be = store.BatchEntry{
-		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
+		// Refs are stored redacted, as the review stores them: a branch
+		// may be named after a token.
+		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: redact.String(e.Base), HeadRef: redact.String(e.Head), Labels: e.Labels,
 	}
 	if b, err := s.App.Store.GetBatch(ctx, batchID); err != nil {
 		return be, false, err
