@@ -76,6 +76,14 @@ var Rules = []Rule{
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]+['"]?[^\s:'"]*:([^\s'"]+)`), Valid: notUID, Hints: []string{"-u", "--user"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)basicauth\(\s*(?:[^,()]*,\s*)?(?:"[^"]*"|'[^']*'|[A-Za-z_][\w.]*)\s*,\s*["'\x60]([^"'\x60]+)["'\x60]`), Valid: notPlaceholder, Hints: []string{"basicauth("}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bauth\s*=\s*\(\s*["'][^"']*["']\s*,\s*["']([^"']+)["']`), Valid: notPlaceholder, Hints: []string{"auth"}},
+	// An Authorization header with any other scheme (token, SSWS, Digest,
+	// a vendor's own): the credential after the scheme word.
+	{Kind: "auth-header", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*(?:=>|[:=,])\s*["']?(?:token|ssws|digest|apikey|api-key|key|hmac|sharedkey|splunk|klaviyo-api-key|[a-z][a-z0-9_-]*-token)\s+([A-Za-z0-9\-._~+/=]{12,})`), Valid: notPlaceholder, Hints: []string{"authorization"}},
+	// A password handed to a client as the last argument of a log-in or
+	// connect call: smtplib's login(user, pw), JDBC's
+	// getConnection(url, user, pw), LDAP binds, Go's PlainAuth.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:login|getconnection|authenticate|simple_bind_s|bind_s|connect_with_password|with_?credentials|set_?credentials)\s*\((?:[^()]*?,\s*)["'\x60]([^"'\x60]{4,})["'\x60]\s*\)`), Valid: notPlaceholder, Hints: []string{"login", "getconnection", "authenticate", "bind_s", "credentials", "password"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bPlainAuth\(\s*[^,()]*,\s*[^,()]*,\s*["'\x60]([^"'\x60]{4,})["'\x60]`), Valid: notPlaceholder, Hints: []string{"plainauth("}},
 	// .netrc and redis.conf write the keyword, a space, the password.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
@@ -86,6 +94,9 @@ var Rules = []Rule{
 	{Kind: "dockerhub-token", Group: 1, Pattern: regexp.MustCompile(`\b(dckr_pat_[A-Za-z0-9_\-]{20,})`), Hints: []string{"dckr_pat_"}},
 	{Kind: "discord-token", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_\-.])([MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})(?:[^A-Za-z0-9_\-.]|$)`), Valid: mixedToken, Hints: []string{"."}},
 	{Kind: "twilio-auth-token", Group: 1, Pattern: regexp.MustCompile(`(?i)twilio.*["']([0-9a-f]{32})["']`), Hints: []string{"twilio"}},
+	{Kind: "doppler-token", Group: 1, Pattern: regexp.MustCompile(`\b(dp\.(?:st|pt|ct|sa|scim|audit)\.(?:[A-Za-z0-9_\-]{1,35}\.)?[A-Za-z0-9]{40,44})\b`), Hints: []string{"dp."}},
+	// age's secret keys; the prefix alone identifies one.
+	{Kind: "age-secret-key", Group: 1, Pattern: regexp.MustCompile(`\b(AGE-SECRET-KEY-1[0-9A-Z]{58})\b`), Hints: []string{"age-secret-key-1"}},
 	// Password hashes (htpasswd, shadow, bcrypt): crackable offline.
 	{Kind: "password-hash", Group: 1, Pattern: regexp.MustCompile(`(\$(?:apr1|2[abxy]|1|5|6|y|argon2id?)\$[A-Za-z0-9./$=,+]{20,})`), Hints: []string{"$apr1$", "$2", "$1$", "$5$", "$6$", "$y$", "$argon2"}},
 	// A .pgpass line: host:port:database:user:password.

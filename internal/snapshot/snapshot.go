@@ -26,6 +26,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -96,7 +97,7 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 			reason = "the review has no head commit"
 			break
 		}
-		dest := filepath.Join(c.Dir, "trees-redacted", r.HeadSHA) // trees cached unredacted by older versions are never served
+		dest := c.treeDir(r.HeadSHA)
 		rel, err := c.lease(ctx, dest, func() error { return c.export(ctx, r, dest) })
 		if err == nil {
 			return dest, rel, nil
@@ -340,4 +341,12 @@ func (c *Cache) fromStore(ctx context.Context, r store.Review, dest string) erro
 		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 	}
 	return nil
+}
+
+// treeDir is where the redacted head tree of commit sha is cached. Trees
+// cached unredacted by older versions, or redacted by older rules, are never
+// served: the rules' version is part of the name, and eviction removes the
+// stale ones like any tree not used for a while.
+func (c *Cache) treeDir(sha string) string {
+	return filepath.Join(c.Dir, "trees-redacted", sha+"-"+redact.RulesVersion())
 }

@@ -118,6 +118,13 @@ func Samples() []Sample {
 		build("SetBasicAuth", "client.go", "req.SetBasicAuth(\"svc\", \"«"+s(16, alnum)+"»\")\n"),
 		build("Authorization Basic header", "api.go", "req.Header.Set(\"Authorization\", \"Basic «"+basic+"»\")\n"),
 		build("Authorization Bearer header", "api2.go", "req.Header.Set(\"Authorization\", \"Bearer «"+s(40, alnum)+"»\")\n"),
+		build("Authorization token header", "release.sh", "curl -H 'Authorization: token «"+s(40, alnum)+"»' https://api.internal/user\n"),
+		build("Okta SSWS header", "okta.rb", "headers = { 'Authorization' => 'SSWS «00"+s(40, alnum)+"»' }\n"),
+		build("smtplib login", "mail.py", "s.login('alerts@acme.io', '«"+s(16, alnum)+"»')\n"),
+		build("JDBC getConnection", "Repo.java", "DriverManager.getConnection(\"jdbc:postgresql://db/shop\", \"shop\", \"«"+s(15, alnum)+"»\");\n"),
+		build("Go smtp.PlainAuth", "notify.go", "auth := smtp.PlainAuth(\"\", \"bot@acme.io\", \"«"+s(16, alnum)+"»\", \"mail.acme.io\")\n"),
+		build("Doppler service token", "deploy.sh", "doppler run --token «dp.st.prd."+s(40, alnum)+"» -- make deploy\n"),
+		build("age secret key", "backup.txt", "# created: 2026-01-01\n«AGE-SECRET-KEY-1"+s(58, upper)+"»\n"),
 		build("python requests auth tuple", "fetch.py", "r = requests.get(url, auth=('bot', '«"+s(15, alnum)+"»'))\n"),
 		build("query string token", "links.md", "https://api.internal/v1/items?access_token=«"+s(32, alnum)+"»&page=2\n"),
 
