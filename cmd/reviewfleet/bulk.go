@@ -45,16 +45,16 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if (*manifest == "") == (*org == "") {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet bulk --manifest FILE | --github-org ORG [--repo-filter GLOB] [--no-wait]")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet bulk --manifest FILE | --github-org ORG [--repo-filter GLOB] [--no-wait]")}
 	}
 	if *filter != "" && *org == "" {
-		return exitError{code: 2, err: errors.New("--repo-filter applies to --github-org only")}
+		return exitError{code: exitUsage, err: errors.New("--repo-filter applies to --github-org only")}
 	}
 	if *prState != "open" && *prState != "closed" && *prState != "all" {
-		return exitError{code: 2, err: fmt.Errorf("--pull-requests %q: want open, closed or all", *prState)}
+		return exitError{code: exitUsage, err: fmt.Errorf("--pull-requests %q: want open, closed or all", *prState)}
 	}
 	if *maxRunning < 0 {
-		return exitError{code: 2, err: errors.New("--max-running must not be negative")}
+		return exitError{code: exitUsage, err: errors.New("--max-running must not be negative")}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
 	if err != nil {
@@ -62,13 +62,13 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer closeApp()
 	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
-		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
 	if a.LocalRedis && a.Cfg.DatabaseURL != "" {
 		// The in-process fleet would adopt the shared database's pending
 		// work and admit other users' queued reviews onto a queue that
 		// vanishes when this command exits.
-		return exitError{code: 2, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
+		return exitError{code: exitUsage, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
 	}
 	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter, *prState)
 	if err != nil {
@@ -135,7 +135,7 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter, prState st
 		defer f.Close()
 		entries, err := bulk.ParseManifest(f)
 		if err != nil {
-			return bulk.Spec{}, exitError{code: 2, err: fmt.Errorf("%s: %w", manifest, err)}
+			return bulk.Spec{}, exitError{code: exitUsage, err: fmt.Errorf("%s: %w", manifest, err)}
 		}
 		return bulk.Spec{Name: manifest, Source: "manifest:" + manifest, Entries: entries}, nil
 	}

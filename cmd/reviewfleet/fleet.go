@@ -31,7 +31,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Workers clone with the GitHub credentials: a key that is not there
 	// stops the worker here rather than failing every clone later.
 	if err := a.GitHub.Check(); err != nil {
-		return exitError{code: 2, err: err}
+		return exitError{code: exitUsage, err: err}
 	}
 	w, err := a.NewWorker(a.Cfg.Worker)
 	if err != nil {
@@ -145,7 +145,7 @@ func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	if len(args) == 0 {
-		return exitError{code: 2, err: errors.New(localUsage)}
+		return exitError{code: exitUsage, err: errors.New(localUsage)}
 	}
 	dir, err := localenv.DefaultDataDir()
 	if err != nil {
@@ -187,5 +187,5 @@ func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 		return cmd.Run()
 	}
-	return exitError{code: 2, err: errors.New(localUsage)}
+	return exitError{code: exitUsage, err: errors.New(localUsage)}
 }

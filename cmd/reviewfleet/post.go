@@ -21,7 +21,7 @@ func cmdPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet post REVIEW_ID")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet post REVIEW_ID")}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
 	if err != nil {
