@@ -94,7 +94,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer stop()
 	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
-	sub := &bulk.Submitter{App: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
+	sub := &bulk.Submitter{Store: a.Store, Reviews: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
 	var entriesDone atomic.Int64
 	step := max(int64(len(spec.Entries))/10, 1)
 	sub.OnEntry = func(store.BatchEntry) {

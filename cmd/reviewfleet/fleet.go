@@ -81,7 +81,8 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
 		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
-		sched := &bulk.Scheduler{App: a, Schedules: a.Cfg.Scheduler.Schedules}
+		sched := &bulk.Scheduler{Redis: a.RedisOpt, Store: a.Store, Reviews: a, SubmitConcurrency: a.Cfg.Bulk.SubmitConcurrency,
+			GitHubAPIURL: a.Cfg.GitHub.APIURL, Log: a.Log, Schedules: a.Cfg.Scheduler.Schedules}
 		errc := make(chan error, 1)
 		go func() {
 			err := sched.Run(ctx)

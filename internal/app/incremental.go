@@ -43,8 +43,8 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 	if err != nil {
 		return fmt.Errorf("load the review to build on (--since): %w", err)
 	}
-	if StripCredentials(prev.Repo) != StripCredentials(nr.Repo) {
-		return fmt.Errorf("review %s is of %s, not of %s: it cannot be built on", since, StripCredentials(prev.Repo), StripCredentials(nr.Repo))
+	if submit.StripCredentials(prev.Repo) != submit.StripCredentials(nr.Repo) {
+		return fmt.Errorf("review %s is of %s, not of %s: it cannot be built on", since, submit.StripCredentials(prev.Repo), submit.StripCredentials(nr.Repo))
 	}
 	if prev.Status != store.StatusDone || prev.Incomplete {
 		return fmt.Errorf("review %s cannot be built on: it is %s%s, not done and complete", since, prev.Status,

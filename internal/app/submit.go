@@ -9,10 +9,6 @@ import (
 	"io"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -29,8 +25,8 @@ import (
 // (clone, diff, snapshot) and the first enqueue, and every task of the
 // review, in any process, joins it.
 func (a *App) Submit(ctx context.Context, req submit.Request) (id string, err error) {
-	ctx, span := otel.Tracer(tracerName).Start(ctx, "review submit", trace.WithSpanKind(trace.SpanKindProducer))
-	defer func() { EndSubmitSpan(span, id, err) }()
+	ctx, span := submit.StartSpan(ctx)
+	defer func() { submit.EndSpan(span, id, err) }()
 	nr, err := a.Prepare(ctx, req)
 	if err != nil {
 		return "", err
@@ -88,7 +84,7 @@ func (a *App) Create(ctx context.Context, nr store.NewReview) (string, error) {
 // reviews with the same key would give the same answer.
 func (a *App) DedupeKey(nr store.NewReview) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "repo %s\nbase %s\nhead %s\nsource %s\n", StripCredentials(nr.Repo), nr.BaseSHA, nr.HeadSHA, nr.Source)
+	fmt.Fprintf(h, "repo %s\nbase %s\nhead %s\nsource %s\n", submit.StripCredentials(nr.Repo), nr.BaseSHA, nr.HeadSHA, nr.Source)
 	h.Write(reviewSettings(nr.Config))
 	if nr.BaseSHA == "" || nr.HeadSHA == "" {
 		for _, f := range nr.Files {
@@ -126,31 +122,4 @@ func (a *App) promptsDigest() string {
 		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// tracerName names the spans of submissions.
-const tracerName = "reviewfleet/submit"
-
-// StartSubmitSpan opens the root span of one review of a batch: a trace of
-// its own, linked to the span of the batch's submission (if any).
-func StartSubmitSpan(ctx context.Context, batchID string) (context.Context, trace.Span) {
-	opts := []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("reviewfleet.batch_id", batchID))}
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
-	}
-	return otel.Tracer(tracerName).Start(ctx, "review submit", opts...)
-}
-
-// EndSubmitSpan ends a submission's span with the review it created, or
-// the error that kept it from being created.
-func EndSubmitSpan(span trace.Span, id string, err error) {
-	if id != "" {
-		span.SetAttributes(attribute.String("reviewfleet.review_id", id))
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
 }
