@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // labelFlags collects repeated --label key=value flags.
@@ -82,39 +80,18 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		spec.ID = bulk.DeriveID(spec.Source, spec.Entries)
 	}
 
-	var progOut io.Writer = stderr
+	opts := app.RunOptions{NoWait: *noWait, Progress: stderr}
 	if *quiet {
-		progOut = io.Discard
+		opts.Progress = nil
 	}
-	// Without REDIS_URL this command is the fleet: workers and the
-	// reconciler run here until the batch ends.
-	stop, err := startLocalFleet(ctx, a, "", nil)
+	out, err := a.RunReview(ctx, app.ReviewRequest{Batch: &spec}, opts)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
-	sub := &bulk.Submitter{Store: a.Store, Reviews: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
-	var entriesDone atomic.Int64
-	step := max(int64(len(spec.Entries))/10, 1)
-	sub.OnEntry = func(store.BatchEntry) {
-		if n := entriesDone.Add(1); n%step == 0 {
-			fmt.Fprintf(progOut, "batch %s: %d/%d entries submitted\n", spec.ID, n, len(spec.Entries))
-		}
-	}
-	res, err := sub.Submit(ctx, spec)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(progOut, "batch %s: %d new reviews, %d linked to identical reviews, %d already submitted, %d could not be submitted\n",
-		res.Batch.ID, res.New, res.Duplicates, res.Resumed, res.Errors)
+	res, p := out.Batch, out.BatchProgress
 	if *noWait {
 		fmt.Fprintln(stdout, res.Batch.ID)
 		return nil
-	}
-	p, err := bulk.Wait(ctx, a.Store, res.Batch.ID, progOut)
-	if err != nil {
-		return err
 	}
 	fmt.Fprintln(stdout, res.Batch.ID)
 	if p.Failed > 0 || res.Errors > 0 {

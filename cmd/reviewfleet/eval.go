@@ -16,7 +16,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/evaluation"
-	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/syncio"
@@ -206,7 +205,6 @@ type evaluator struct {
 // run reviews every case with the harness settings h, scores the cases,
 // stores the run and returns it.
 func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.Harness, label string) (evaluation.Run, error) {
-	e.a.Cfg.Harness = h // Prepare snapshots the configuration into each review
 	r := evaluation.Run{
 		ID: uuid.NewString(), Dataset: e.dataset, Label: label, JudgeModel: e.judgeModel, Window: e.window,
 		Harness:  map[string]bool{"verify": h.VerifyEnabled, "eval": h.EvalEnabled, "progressive_context": h.ProgressiveContextEnabled},
@@ -241,7 +239,7 @@ func (e *evaluator) run(ctx context.Context, cases []evaluation.Case, h config.H
 			defer wg.Done()
 			defer func() { <-slots }()
 			fmt.Fprintf(e.progress, "eval %s: case %d/%d %s\n", orAll(label), i+1, len(cases), c.Name)
-			results[i] = e.evalCase(ctx, c, judge, reviewOf)
+			results[i] = e.evalCase(ctx, c, h, judge, reviewOf)
 		}()
 	}
 	wg.Wait()
@@ -295,9 +293,9 @@ func orAll(label string) string {
 }
 
 // evalCase reviews one case and matches its reported findings.
-func (e *evaluator) evalCase(ctx context.Context, c evaluation.Case, judge *evaluation.LLMJudge, reviewOf *caseReviews) evaluation.CaseResult {
+func (e *evaluator) evalCase(ctx context.Context, c evaluation.Case, h config.Harness, judge *evaluation.LLMJudge, reviewOf *caseReviews) evaluation.CaseResult {
 	start := time.Now()
-	id, rep, err := reviewCase(ctx, e.a, caseRequest(c), e.progress)
+	id, rep, err := reviewCase(ctx, e.a, caseRequest(c), h, e.progress)
 	runtime := time.Since(start)
 	if err != nil {
 		res := evaluation.Failed(c, err, runtime, evaluation.Usage{})
@@ -347,46 +345,23 @@ func reportedFindings(rep *render.Report) []evaluation.Finding {
 	return out
 }
 
-// reviewCase submits one review and waits for its report, exactly as
-// `reviewfleet review` does: with an in-process Redis this command runs a
-// worker and a reconciler scoped to the review; with a configured fleet
-// the fleet's workers do the work.
-func reviewCase(ctx context.Context, a *app.App, req submit.Request, progOut io.Writer) (string, *render.Report, error) {
-	if err := submit.CheckRequest(req); err != nil {
-		return "", nil, err
-	}
-	id, err := a.Submit(ctx, req)
+// reviewCase reviews one case with the harness settings h exactly as
+// `reviewfleet review` does, and returns the review's ID and report.
+func reviewCase(ctx context.Context, a *app.App, req submit.Request, h config.Harness, progOut io.Writer) (string, *render.Report, error) {
+	out, err := a.RunReview(ctx, app.ReviewRequest{Change: req}, app.RunOptions{Harness: &h})
+	id, r := out.ID, out.Review
 	if err != nil {
-		return "", nil, err
-	}
-	waitCtx, stopWaiting := context.WithCancelCause(ctx)
-	defer stopWaiting(nil)
-	stopFleet, err := startLocalFleet(ctx, a, id, stopWaiting)
-	if err != nil {
-		return id, nil, err
-	}
-	defer stopFleet()
-	r, err := progress.Wait(waitCtx, a.Store, id, io.Discard, a.Cfg.Scheduler.ReviewTimeout)
-	if err != nil {
-		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
-			err = cause
-		}
-		if a.LocalRedis {
-			abandonLocalReview(ctx, a, id, "stopped: the eval command running its in-process worker ended ("+err.Error()+")", stopFleet)
+		if id == "" {
+			return "", nil, err
 		}
 		return id, nil, fmt.Errorf("review %s: %w", id, err)
 	}
 	if r.Status == store.StatusFailed {
-		a.StoreFailureReport(ctx, id)
 		return id, nil, fmt.Errorf("review %s failed: %s", id, r.Error)
 	}
-	stored, err := a.Store.GetReport(ctx, id)
+	rep, err := a.Report(ctx, id)
 	if err != nil {
-		return id, nil, fmt.Errorf("report of review %s: %w", id, err)
-	}
-	rep, err := render.DecodeJSON(stored.JSON)
-	if err != nil {
-		return id, nil, fmt.Errorf("report of review %s: %w", id, err)
+		return id, nil, err
 	}
 	if r.Incomplete {
 		fmt.Fprintf(progOut, "eval: review %s is incomplete (%d items could not be reviewed); its findings count as they are\n", id, r.FailedItems)

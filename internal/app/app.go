@@ -296,10 +296,15 @@ func (a *App) Handlers() worker.Handlers {
 
 // NewWorker builds a worker serving every stage.
 func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
+	return a.newWorker(cfg, a.Pipeline)
+}
+
+// newWorker builds a worker serving every stage through p.
+func (a *App) newWorker(cfg config.Worker, p *pipeline.Pipeline) (*worker.Worker, error) {
 	if a.LLM == nil {
 		return nil, errors.New("worker needs an LLM endpoint")
 	}
-	w, err := worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+	w, err := worker.New(a.RedisOpt, cfg, p, a.Handlers(), a.Ready, a.Log)
 	if err != nil {
 		return nil, err
 	}

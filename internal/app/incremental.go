@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -19,7 +20,7 @@ import (
 //
 // An earlier review is only built on when it finished complete: a file
 // whose item failed there has no findings worth carrying.
-func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.NewReview) error {
+func (a *App) incremental(ctx context.Context, cfg config.Config, req submit.Request, nr *store.NewReview) error {
 	digest := a.promptsDigest()
 	settings := reviewSettings(nr.Config)
 	nr.Incremental = store.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
@@ -62,7 +63,7 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 			nr.Incremental.Carried = append(nr.Incremental.Carried, path)
 		}
 	}
-	nr.IntentMode, nr.Items = submit.Plan(a.Cfg.Intent, nr.Files, skip)
+	nr.IntentMode, nr.Items = submit.Plan(cfg.Intent, nr.Files, skip)
 	if len(nr.Items) == 0 && nr.IntentMode == "" {
 		nr.IntentMode = prev.IntentMode
 	}

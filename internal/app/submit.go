@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/uuid"
-
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -24,38 +22,35 @@ import (
 // Submit starts the review's trace: its root span covers the preparation
 // (clone, diff, snapshot) and the first enqueue, and every task of the
 // review, in any process, joins it.
-func (a *App) Submit(ctx context.Context, req submit.Request) (id string, err error) {
-	ctx, span := submit.StartSpan(ctx)
-	defer func() { submit.EndSpan(span, id, err) }()
-	nr, err := a.Prepare(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if a.LocalRedis {
-		// This process is the review's only fleet: admit this review
-		// alone, never put another review's tasks on an in-process queue.
-		nr.ID = uuid.NewString()
-		a.Pipeline.AdmitOnly = nr.ID
-	}
-	return a.Create(ctx, nr)
+//
+// Submit admits through the fleet's pipeline: on an in-process Redis, a
+// review is run with RunReview, whose in-process fleet admits it alone.
+func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
+	return a.submission(a.Cfg, a.Pipeline, "").Submit(ctx, req)
 }
 
 // Prepare reads and parses a change into the review to store, queued,
 // with its dedupe key.
 func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	return a.prepare(ctx, a.Cfg, req)
+}
+
+// prepare is Prepare with the configuration cfg: the app's, or the app's
+// with one review's own harness settings.
+func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request) (store.NewReview, error) {
 	if req.Repos == nil && req.CacheDir == "" {
 		// Clones come from this host's cache, and the work-tree copy of a
 		// diff review goes under the same directory.
 		req.Repos, req.CacheDir = a.Snapshots, a.Snapshots.Dir
 	}
-	nr, err := submit.Prepare(ctx, a.Cfg, req)
+	nr, err := submit.Prepare(ctx, cfg, req)
 	if err != nil {
 		return nr, err
 	}
 	for _, w := range nr.ConfigWarnings {
 		a.Log.Warn("invalid repository configuration, using the defaults for it", "file", w.File, "line", w.Line, "problem", w.Message)
 	}
-	if err := a.incremental(ctx, req, &nr); err != nil {
+	if err := a.incremental(ctx, cfg, req, &nr); err != nil {
 		return nr, err
 	}
 	nr.Queued = true
@@ -66,16 +61,61 @@ func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview,
 // Create stores a prepared review, with ctx's trace context (see
 // pipeline.WithTraceContext), and admits queued reviews.
 func (a *App) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	return a.create(ctx, a.Pipeline, nr)
+}
+
+// create is Create admitting through p.
+func (a *App) create(ctx context.Context, p *pipeline.Pipeline, nr store.NewReview) (string, error) {
 	nr.Config = pipeline.WithTraceContext(ctx, nr.Config)
 	id, err := a.Store.CreateReview(ctx, nr)
 	if err != nil {
 		return "", err
 	}
-	if _, err := a.Pipeline.Admit(ctx); err != nil {
+	if _, err := p.Admit(ctx); err != nil {
 		// The review waits as queued: the scheduler admits it later.
 		a.Log.Warn("admit reviews", "review", id, "err", err)
 	}
 	return id, nil
+}
+
+// Submission submits the one review a RunReview runs: prepared with that
+// run's settings and, when ID is set (this process is the review's only
+// fleet), stored under that ID and admitted alone.
+type Submission struct {
+	a        *App
+	cfg      config.Config
+	pipeline *pipeline.Pipeline
+	id       string
+}
+
+func (a *App) submission(cfg config.Config, p *pipeline.Pipeline, id string) *Submission {
+	return &Submission{a: a, cfg: cfg, pipeline: p, id: id}
+}
+
+// Submit prepares a change and creates its review (see App.Submit).
+func (s *Submission) Submit(ctx context.Context, req submit.Request) (id string, err error) {
+	ctx, span := submit.StartSpan(ctx)
+	defer func() { submit.EndSpan(span, id, err) }()
+	nr, err := s.Prepare(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	return s.Create(ctx, nr)
+}
+
+// Prepare reads and parses a change into the review to store (see
+// App.Prepare).
+func (s *Submission) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	return s.a.prepare(ctx, s.cfg, req)
+}
+
+// Create stores a prepared review, queued, and admits it (see App.Create).
+func (s *Submission) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	nr.Queued = true
+	if s.id != "" {
+		nr.ID = s.id
+	}
+	return s.a.create(ctx, s.pipeline, nr)
 }
 
 // DedupeKey identifies what a review would review and how: the
