@@ -3,8 +3,9 @@
 // review's reported findings to golden issues (by line window, then
 // optionally by an LLM judge), counts true and false positives and
 // misses, compares a run with an earlier one by seed 000's criteria, and
-// imports the public code-review benchmark format. Running the reviews
-// themselves is the caller's business (cmd/reviewfleet/eval.go).
+// imports the public code-review benchmark format. An Evaluator runs a
+// dataset through a Reviewer (the fleet's review path, wired by
+// internal/app), scores it and stores the run.
 package evaluation
 
 import (
