@@ -2,11 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -50,11 +45,12 @@ func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request
 	for _, w := range nr.ConfigWarnings {
 		a.Log.Warn("invalid repository configuration, using the defaults for it", "file", w.File, "line", w.Line, "problem", w.Message)
 	}
-	if err := a.incremental(ctx, cfg, req, &nr); err != nil {
+	digest := a.promptsDigest()
+	if err := submit.Incremental(ctx, a.Store, cfg, req, &nr, digest); err != nil {
 		return nr, err
 	}
 	nr.Queued = true
-	nr.DedupeKey = a.DedupeKey(nr)
+	nr.DedupeKey = submit.DedupeKey(nr, digest)
 	return nr, nil
 }
 
@@ -118,48 +114,11 @@ func (s *Submission) Create(ctx context.Context, nr store.NewReview) (string, er
 	return s.a.create(ctx, s.pipeline, nr)
 }
 
-// DedupeKey identifies what a review would review and how: the
-// repository, both commits (or, for a diff file, the diff itself), the
-// configuration snapshot (models and every setting) and the prompts. Two
-// reviews with the same key would give the same answer.
-func (a *App) DedupeKey(nr store.NewReview) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "repo %s\nbase %s\nhead %s\nsource %s\n", submit.StripCredentials(nr.Repo), nr.BaseSHA, nr.HeadSHA, nr.Source)
-	h.Write(reviewSettings(nr.Config))
-	if nr.BaseSHA == "" || nr.HeadSHA == "" {
-		for _, f := range nr.Files {
-			fmt.Fprintf(h, "\nfile %s\n", f.Path)
-			_, _ = io.WriteString(h, f.Diff)
-		}
-	}
-	_, _ = io.WriteString(h, a.promptsDigest())
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// reviewSettings is the part of a configuration snapshot that shapes a
-// review's answer: fleet, queue and schedule settings do not.
-func reviewSettings(snapshot []byte) []byte {
-	var cfg config.Config
-	if err := json.Unmarshal(snapshot, &cfg); err != nil {
-		return snapshot
-	}
-	cfg.Worker, cfg.Scheduler, cfg.Telemetry = config.Worker{}, config.Scheduler{}, config.Telemetry{}
-	cfg.Fleet, cfg.Bulk, cfg.GitHub, cfg.Webhook = config.Fleet{}, config.Bulk{}, config.GitHub{}, config.Webhook{}
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		return snapshot
-	}
-	return b
-}
-
+// promptsDigest is the digest of the app's prompt set (see
+// submit.PromptsDigest).
 func (a *App) promptsDigest() string {
 	if a.Prompts == nil {
-		return ""
+		return "" // a nil *prompts.Set is not a nil submit.Prompts
 	}
-	h := sha256.New()
-	for _, name := range a.Prompts.Names() {
-		text, _ := a.Prompts.File(name)
-		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return submit.PromptsDigest(a.Prompts)
 }

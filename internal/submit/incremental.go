@@ -1,4 +1,4 @@
-package app
+package submit
 
 import (
 	"context"
@@ -9,29 +9,39 @@ import (
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
-	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// incremental keys every reviewed file of nr and, when the request names
+// History reads the earlier reviews an incremental review builds on;
+// *store.Store provides it.
+type History interface {
+	// PreviousReview is the newest finished review of a change line (a
+	// pull request) of repo, or "" when there is none.
+	PreviousReview(ctx context.Context, repo, changeKey string) (string, error)
+	GetReview(ctx context.Context, id string) (store.Review, error)
+	// FileResultKeys maps each reviewed file of a review to its result key.
+	FileResultKeys(ctx context.Context, reviewID string) (map[string]string, error)
+}
+
+// Incremental keys every reviewed file of nr and, when the request names
 // an earlier review (or the change line has one), leaves the files whose
 // key did not change out of the intent plan: their findings are carried
-// from the earlier review instead.
+// from the earlier review instead. promptsDigest is PromptsDigest of the
+// prompt set the review runs with.
 //
 // An earlier review is only built on when it finished complete: a file
 // whose item failed there has no findings worth carrying.
-func (a *App) incremental(ctx context.Context, cfg config.Config, req submit.Request, nr *store.NewReview) error {
-	digest := a.promptsDigest()
+func Incremental(ctx context.Context, h History, cfg config.Config, req Request, nr *store.NewReview, promptsDigest string) error {
 	settings := reviewSettings(nr.Config)
 	nr.Incremental = store.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
 	for _, f := range nr.Files {
 		if f.SkipReason == "" {
-			nr.Incremental.FileKeys[f.Path] = FileKey(f, digest, settings)
+			nr.Incremental.FileKeys[f.Path] = FileKey(f, promptsDigest, settings)
 		}
 	}
 	since := req.Since
 	if since == "" && req.ChangeKey != "" {
-		prev, err := a.Store.PreviousReview(ctx, nr.Repo, req.ChangeKey)
+		prev, err := h.PreviousReview(ctx, nr.Repo, req.ChangeKey)
 		if err != nil {
 			return err
 		}
@@ -40,18 +50,18 @@ func (a *App) incremental(ctx context.Context, cfg config.Config, req submit.Req
 	if since == "" {
 		return nil
 	}
-	prev, err := a.Store.GetReview(ctx, since)
+	prev, err := h.GetReview(ctx, since)
 	if err != nil {
 		return fmt.Errorf("load the review to build on (--since): %w", err)
 	}
-	if submit.StripCredentials(prev.Repo) != submit.StripCredentials(nr.Repo) {
-		return fmt.Errorf("review %s is of %s, not of %s: it cannot be built on", since, submit.StripCredentials(prev.Repo), submit.StripCredentials(nr.Repo))
+	if StripCredentials(prev.Repo) != StripCredentials(nr.Repo) {
+		return fmt.Errorf("review %s is of %s, not of %s: it cannot be built on", since, StripCredentials(prev.Repo), StripCredentials(nr.Repo))
 	}
 	if prev.Status != store.StatusDone || prev.Incomplete {
 		return fmt.Errorf("review %s cannot be built on: it is %s%s, not done and complete", since, prev.Status,
 			map[bool]string{true: " (incomplete)"}[prev.Incomplete])
 	}
-	keys, err := a.Store.FileResultKeys(ctx, since)
+	keys, err := h.FileResultKeys(ctx, since)
 	if err != nil {
 		return err
 	}
@@ -63,7 +73,7 @@ func (a *App) incremental(ctx context.Context, cfg config.Config, req submit.Req
 			nr.Incremental.Carried = append(nr.Incremental.Carried, path)
 		}
 	}
-	nr.IntentMode, nr.Items = submit.Plan(cfg.Intent, nr.Files, skip)
+	nr.IntentMode, nr.Items = Plan(cfg.Intent, nr.Files, skip)
 	if len(nr.Items) == 0 && nr.IntentMode == "" {
 		nr.IntentMode = prev.IntentMode
 	}
@@ -72,7 +82,7 @@ func (a *App) incremental(ctx context.Context, cfg config.Config, req submit.Req
 
 // FileKey is the result key of one file of a review: two reviews give the
 // file the same findings when its head content, its diff, the prompt set
-// (promptsDigest), the settings that shape a review (models included) and
+// (PromptsDigest), the settings that shape a review (models included) and
 // the repository configuration's rules for the file are the same.
 func FileKey(f store.File, promptsDigest string, settings []byte) string {
 	h := sha256.New()
