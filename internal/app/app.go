@@ -150,7 +150,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 		},
 	}
 	a.Pipeline = &pipeline.Pipeline{
-		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
+		Store: a.Store, Queue: a.Client, Triage: pipeline.Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
 		Admission:          store.Admission{Capacity: cfg.Fleet.MaxRunningReviews, PerBatch: cfg.Bulk.MaxRunningPerBatch},
 		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
