@@ -90,6 +90,9 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if r.Error != "" {
 		fmt.Fprintf(stdout, "error   %s\n", r.Error)
 	}
+	if err := printExpertTools(ctx, a.Store, r.ID, stdout); err != nil {
+		return err
+	}
 	return printFailedItems(ctx, a.Store, r, stdout)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -122,7 +123,7 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	}
 	clear(seen)
 	for i, e := range spec.Entries {
-		k := identity(submit.StripCredentials(e.Repo), e.Base, e.Head, seen)
+		k := identity(submit.StripCredentials(e.Repo), redact.String(e.Base), redact.String(e.Head), seen) // as stored
 		if l, ok := lines[k]; ok {
 			spec.Entries[i].Line = l
 		} else if len(done) > 0 {
@@ -199,7 +200,9 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 		submit.EndSpan(span, id, err)
 	}()
 	be = store.BatchEntry{
-		Line: e.Line, Repo: submit.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
+		// Refs are stored redacted, as the review stores them: a branch
+		// may be named after a token.
+		Line: e.Line, Repo: submit.StripCredentials(e.Repo), BaseRef: redact.String(e.Base), HeadRef: redact.String(e.Head), Labels: e.Labels,
 	}
 	if b, err := s.Store.GetBatch(ctx, batchID); err != nil {
 		return be, false, err

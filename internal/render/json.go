@@ -195,6 +195,17 @@ type jsonExpert struct {
 	Rounds     int      `json:"rounds"`
 	ToolCalls  int      `json:"tool_calls"`
 	Evidence   []string `json:"evidence"`
+	// Tools is the tool-health summary of the run: calls by tool and
+	// outcome, {"grep": {"hit": 3, "empty": 1}, …}.
+	Tools map[string]map[string]int `json:"tools"`
+}
+
+// withTools returns the tool summary to write: {} rather than null.
+func withTools(t map[string]map[string]int) map[string]map[string]int {
+	if t == nil {
+		return map[string]map[string]int{}
+	}
+	return t
 }
 
 type jsonNotReviewed struct {
@@ -320,6 +331,9 @@ func toJSONFindings(fs []Finding, first int, why func(Finding) Reason) []jsonFin
 			w := why(f)
 			jf.Why = &jsonReason{Stage: w.Stage, Kind: w.Kind, Threshold: round3(w.Threshold), Detail: w.Detail, FailedChecks: nonNil(w.FailedChecks)}
 		}
+		if jf.Expert != nil {
+			jf.Expert.Tools = withTools(f.Expert.Tools)
+		}
 		out[i] = jf
 	}
 	return out
@@ -371,6 +385,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 		}
 		if w := j.Why; w != nil {
 			f.Why = &Reason{Stage: w.Stage, Kind: w.Kind, Threshold: w.Threshold, Detail: w.Detail, FailedChecks: nilIfEmpty(w.FailedChecks)}
+		}
+		if f.Expert != nil && len(j.Expert.Tools) > 0 {
+			f.Expert.Tools = j.Expert.Tools
 		}
 		out[i] = f
 	}

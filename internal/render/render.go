@@ -145,6 +145,9 @@ type ExpertRun struct {
 	// FailedChecks are the required accept-gate checks the submitted
 	// verdict failed, with why.
 	FailedChecks []FailedCheck
+	// Tools counts the run's repository tool calls by tool and outcome
+	// (hit, empty, refused, error, timeout); nil when not recorded.
+	Tools map[string]map[string]int
 }
 
 // FailedCheck is an accept-gate check a verdict failed: its kind, where it

@@ -111,11 +111,14 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 		if len(reason) > maxReason {
 			reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
 		}
+	case r.Source == "diff" && r.Snapshot == "":
+		// A diff reviewed on its own: there never was a tree to copy.
+		reason = "the diff was submitted without its repository (no --repo), so only the files it changes are available"
 	case r.Source == "diff":
 		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
 			return r.Snapshot, func() {}, nil
 		}
-		reason = fmt.Sprintf("the work tree %s is not on this worker", r.Snapshot)
+		reason = fmt.Sprintf("the copy of the work tree taken at submission (%s) is not on this worker", r.Snapshot)
 	default:
 		reason = fmt.Sprintf("unknown source %q", r.Source)
 	}

@@ -221,7 +221,9 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		}
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
-	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed}
+	var outcomes map[string]map[string]int
+	_ = json.Unmarshal(run.ToolOutcomes, &outcomes)
+	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed, Tools: outcomes}
 }
 
 // interrupted fills in what an interrupted review did not run: the items
