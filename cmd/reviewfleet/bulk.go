@@ -89,11 +89,10 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	res, p := out.Batch, out.BatchProgress
+	fmt.Fprintln(stdout, res.Batch.ID)
 	if *noWait {
-		fmt.Fprintln(stdout, res.Batch.ID)
 		return nil
 	}
-	fmt.Fprintln(stdout, res.Batch.ID)
 	if p.Failed > 0 || res.Errors > 0 {
 		return exitError{code: 1, err: fmt.Errorf("batch %s: %d reviews failed, %d entries could not be submitted (`reviewfleet batch report %s`)",
 			res.Batch.ID, p.Failed, res.Errors, res.Batch.ID)}
