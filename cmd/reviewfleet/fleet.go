@@ -9,7 +9,6 @@ import (
 	"os/exec"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
-	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
@@ -81,8 +80,7 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
 		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
-		sched := &bulk.Scheduler{Redis: a.RedisOpt, Store: a.Store, Reviews: a, SubmitConcurrency: a.Cfg.Bulk.SubmitConcurrency,
-			GitHubAPIURL: a.Cfg.GitHub.APIURL, Log: a.Log, Schedules: a.Cfg.Scheduler.Schedules}
+		sched := a.BulkScheduler()
 		errc := make(chan error, 1)
 		go func() {
 			err := sched.Run(ctx)

@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 
+	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -329,6 +330,15 @@ func (a *App) Reconciler() *scheduler.Reconciler {
 		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector, Redis: a.rdb,
 		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, BatchSize: a.Cfg.Scheduler.BatchSize, Log: a.Log,
 		OnFailed: func(ctx context.Context, id string) { a.StoreFailureReport(ctx, id) },
+	}
+}
+
+// BulkScheduler builds the scheduler of the configured scheduled bulk
+// reviews, submitting their batches through this app.
+func (a *App) BulkScheduler() *bulk.Scheduler {
+	return &bulk.Scheduler{
+		Redis: a.RedisOpt, Store: a.Store, Reviews: a, SubmitConcurrency: a.Cfg.Bulk.SubmitConcurrency,
+		GitHubAPIURL: a.Cfg.GitHub.APIURL, Log: a.Log, Schedules: a.Cfg.Scheduler.Schedules,
 	}
 }
 
