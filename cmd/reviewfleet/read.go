@@ -131,7 +131,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) != 1 {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
 	}
 	if err := checkFormat(*format); err != nil {
 		return err

@@ -3,8 +3,9 @@
 // golden issues (by line window, then optionally by an LLM judge), counts
 // true and false positives and misses, compares a run with an earlier one by
 // seed 000's criteria, and imports the public code-review benchmark format.
-// The dataset format itself lives in internal/dataset; running the reviews is
-// the caller's business.
+// The dataset format itself lives in internal/dataset. An Evaluator runs a
+// dataset through a Reviewer (the fleet's review path, which internal/app
+// wires), scores it and stores the run.
 package evaluation
 
 import "github.com/reviewfleet/reviewfleet/internal/dataset"

@@ -27,9 +27,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// TaskType is the permanent asynq type name of expert tasks.
-const TaskType = "review:expert"
-
 // Chatter is the LLM capability the stage needs: chat with tools for the
 // agent, one structured call for the fallback.
 type Chatter interface {

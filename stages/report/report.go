@@ -20,9 +20,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// TaskType is the permanent asynq type name of report tasks.
-const TaskType = "review:report"
-
 // Version is written into reports as the producing tool's version.
 var Version = "dev"
 
