@@ -22,8 +22,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
+	"github.com/reviewfleet/reviewfleet/internal/fault"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/internal/redact"
@@ -105,6 +107,11 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 		if ctx.Err() != nil {
 			return "", nil, err
 		}
+		if cerr := cacheFault(err); cerr != nil {
+			// The changed files would go into the same cache: falling
+			// back would only fail again, and hide the cause.
+			return "", nil, cerr
+		}
 		if r.Source == "url" && c.Retryable != nil && c.Retryable(ctx) {
 			return "", nil, fmt.Errorf("head tree of %s, tried again later before falling back to the changed files: %w", r.HeadSHA, err)
 		}
@@ -134,9 +141,32 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 	dest := filepath.Join(c.Dir, "reviews", r.ID)
 	rel, err := c.lease(ctx, dest, func() error { return c.fromStore(ctx, r, dest) })
 	if err != nil {
+		if cerr := cacheFault(err); cerr != nil {
+			return "", nil, cerr
+		}
 		return "", nil, err
 	}
 	return dest, rel, nil
+}
+
+// cacheFault names a local resource refusing the cache (read-only, full,
+// not permitted, out of descriptors), or returns nil for any other error
+// (a missing path among them: the export's source may be what is missing,
+// and the changed files still serve). The name leads the item's error,
+// and so the report's line for it.
+func cacheFault(err error) error {
+	what, ok := fault.Resource(err)
+	switch {
+	case !ok:
+		return nil
+	case fault.Unwritable(err):
+		return fmt.Errorf("snapshot cache not writable: %w", err)
+	case fault.Full(err):
+		return fmt.Errorf("snapshot cache full: %w", err)
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return fmt.Errorf("snapshot cache unusable (%s): %w", what, err)
+	}
+	return nil
 }
 
 // export writes the tree of the review's head commit into dest, from the
