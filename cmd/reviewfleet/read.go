@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/stages/report"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -92,6 +93,13 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := printExpertTools(ctx, a.Store, r.ID, stdout); err != nil {
 		return err
+	}
+	var servers heartbeat.Servers
+	if !a.LocalRedis && a.Inspector != nil {
+		servers = a.Inspector
+	}
+	if stall := progress.Stalled(ctx, a.Store, servers, r); stall != "" {
+		fmt.Fprintf(stdout, "stalled %s\n", stall)
 	}
 	return printFailedItems(ctx, a.Store, r, stdout)
 }

@@ -134,7 +134,7 @@ func (a *App) wait(ctx context.Context, id string, p *pipeline.Pipeline, opts Ru
 	if progOut == nil {
 		progOut = io.Discard
 	}
-	r, err := progress.Wait(waitCtx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout)
+	r, err := progress.Wait(waitCtx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout, a.fleetCheck())
 	if err != nil {
 		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
@@ -205,4 +205,13 @@ func (a *App) Report(ctx context.Context, id string) (*render.Report, error) {
 		return nil, fmt.Errorf("report of review %s: %w", id, err)
 	}
 	return rep, nil
+}
+
+// fleetCheck makes a wait say when no worker serves the review: only a
+// fleet of separate workers can be missing (an in-process one is here).
+func (a *App) fleetCheck() progress.Option {
+	if a.LocalRedis || a.Inspector == nil {
+		return progress.WithFleet(nil)
+	}
+	return progress.WithFleet(a.Inspector)
 }
