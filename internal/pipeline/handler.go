@@ -141,7 +141,11 @@ func (p *Pipeline) handle(workerID string, work Work) asynq.HandlerFunc {
 			outcome("stale")
 			return nil // the review ended (failed or timed out): nothing to do
 		}
-		claim, err := p.Store.ClaimItemQueued(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued())
+		attempt := 0
+		if n, ok := asynq.GetRetryCount(ctx); ok {
+			attempt = n + 1 // asynq counts only the runs IsFailure counted
+		}
+		claim, err := p.Store.ClaimItemAttempt(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued(), attempt)
 		switch {
 		case errors.Is(err, store.ErrStaleTask):
 			outcome("stale")
