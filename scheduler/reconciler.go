@@ -47,6 +47,10 @@ type Reconciler struct {
 	// heartbeat again, so a Redis flush (which drops every heartbeat until
 	// the workers' next beat) does not look like a dead fleet (default 3s).
 	HeartbeatRecheck time.Duration
+	// LeaseStaleAfter is how long an active task's queue lease may go
+	// unextended before its worker is taken for dead (default
+	// DefaultLeaseStaleAfter).
+	LeaseStaleAfter time.Duration
 	// OnFailed is called for each review failed for passing its deadline
 	// (e.g. to store a report saying why); may be nil.
 	OnFailed func(ctx context.Context, reviewID string)
@@ -107,6 +111,10 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	n, err := r.rescue(ctx)
 	st.Rescued = n
 	metrics.ReconcilerRestored.WithLabelValues("dead_worker").Add(float64(n))
+	errs = append(errs, err)
+	n, err = r.rescueUnleased(ctx)
+	st.Rescued += n
+	metrics.ReconcilerRestored.WithLabelValues("stale_lease").Add(float64(n))
 	errs = append(errs, err)
 	errs = append(errs, r.restore(ctx, &st))
 	// Reviews ended by the deadline or a cancelled batch free their
