@@ -294,7 +294,7 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 	if f.StoppedAt != "" {
 		fmt.Fprintf(b, "**Stopped at:** %s", inline(f.StoppedAt))
 		if len(f.MissedStages) > 0 {
-			fmt.Fprintf(b, " — not judged by %s: the review stopped first", inline(strings.Join(f.MissedStages, ", ")))
+			fmt.Fprintf(b, " — %s did not judge it", inline(strings.Join(f.MissedStages, ", ")))
 		}
 		b.WriteString("\n\n")
 	}

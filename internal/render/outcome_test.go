@@ -93,7 +93,7 @@ func TestDeadlineFailureSaysWhatDidNotRun(t *testing.T) {
 	if strings.Contains(md, " reported, ") {
 		t.Errorf("a failed review's summary reads as a finished tally:\n%s", md)
 	}
-	if !strings.Contains(md, "**Stopped at:** verify — not judged by expert, eval") {
+	if !strings.Contains(md, "**Stopped at:** verify — expert, eval did not judge it") {
 		t.Errorf("findings do not say where they stopped:\n%s", md)
 	}
 	js, err := JSON(r)
