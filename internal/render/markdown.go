@@ -384,7 +384,11 @@ func trailStep(v Verdict) string {
 
 func writeNotReviewed(b *strings.Builder, r *Report) {
 	b.WriteString("## Not reviewed\n\n")
-	if len(r.NotReviewed) == 0 && len(r.FailedItems) == 0 {
+	if len(r.NotReviewed) == 0 && len(r.FailedItems) == 0 && len(r.NotRun) == 0 && len(r.StagesNotRun) == 0 {
+		if r.Status == StatusFailed {
+			b.WriteString("No file was skipped, but the review did not finish (see above).\n\n")
+			return
+		}
 		b.WriteString("Every changed file was reviewed and every item completed.\n\n")
 		return
 	}
@@ -401,6 +405,16 @@ func writeNotReviewed(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "| %s | %s | %s |\n", cell(f.Stage), cellCode(f.ItemKey), cell(f.Error))
 		}
 		b.WriteString("\n")
+	}
+	if len(r.NotRun) > 0 {
+		b.WriteString("### Items not finished\n\n| Stage | Item | Last held back by |\n|---|---|---|\n")
+		for _, f := range r.NotRun {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", cell(f.Stage), cellCode(f.ItemKey), cell(orDash(f.Error)))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.StagesNotRun) > 0 {
+		fmt.Fprintf(b, "Stages never reached: %s.\n\n", inline(strings.Join(r.StagesNotRun, ", ")))
 	}
 }
 

@@ -93,6 +93,9 @@ func TestDeadlineFailureSaysWhatDidNotRun(t *testing.T) {
 	if strings.Contains(md, " reported, ") {
 		t.Errorf("a failed review's summary reads as a finished tally:\n%s", md)
 	}
+	if strings.Contains(md, "every item completed") || !strings.Contains(md, "### Items not finished") {
+		t.Errorf("the Not reviewed section reads as a complete review:\n%s", md)
+	}
 	if !strings.Contains(md, "**Stopped at:** verify — expert, eval did not judge it") {
 		t.Errorf("findings do not say where they stopped:\n%s", md)
 	}
