@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -118,7 +117,7 @@ func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r 
 	if r.Status != store.StatusRunning {
 		return ""
 	}
-	if servers != nil && !isNil(servers) {
+	if servers != nil {
 		if msg := heartbeat.NoWorker(servers, pipeline.QueueFor(r.Stage, r.Kind == store.KindBulk)); msg != "" {
 			return msg
 		}
@@ -128,16 +127,11 @@ func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r 
 		return ""
 	}
 	for _, it := range items {
-		if it.Stage == r.Stage && it.Error != "" {
+		if it.Stage == r.Stage && it.Status == store.ItemPending && it.Error != "" {
 			return fmt.Sprintf("waiting: %s %s was given back (%s)", it.Stage, it.Key, clip(it.Error, 160))
 		}
 	}
 	return ""
-}
-
-func isNil(s heartbeat.Servers) bool {
-	v := reflect.ValueOf(s)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 func clip(s string, n int) string {
