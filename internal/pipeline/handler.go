@@ -53,17 +53,18 @@ func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 // or give back the item. A task of an item's older generation does nothing.
 func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 	handle := p.handle(workerID, work)
+	outages := &outageCounts{} // task IDs are unique, whichever stage's handler counts them
 	return func(ctx context.Context, t *asynq.Task) error {
 		err := handle(ctx, t)
 		id, _ := asynq.GetTaskID(ctx)
 		if Classify(err) != ClassInfra || ctx.Err() != nil {
-			p.outages.forget(id)
+			outages.forget(id)
 			return err
 		}
 		// An outage uses no attempt, so asynq's own backoff, which counts
 		// attempts, would run the task again every second for as long as
 		// the outage lasts: back off on the outages this task met in a row.
-		return &OutageError{Err: err, Wait: p.outages.next(id)}
+		return &OutageError{Err: err, Wait: outages.next(id)}
 	}
 }
 

@@ -50,8 +50,6 @@ type Pipeline struct {
 	// OnFailed, when set, is called after this pipeline failed a review
 	// (for example to store a report saying why).
 	OnFailed func(ctx context.Context, reviewID string)
-
-	outages outageCounts // the handlers' backoff during outages
 }
 
 // Settings is the configuration a review was submitted with: workers follow
