@@ -73,7 +73,7 @@ var (
 	// queue, and stalled reviews it moved on, by reason.
 	ReconcilerRestored = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: ns, Name: "reconciler_restored_total",
-		Help: "Work the reconciler restored, by reason (missing: no queue held the task; completed or archived: the task ended with its item pending; dead_worker: the worker's heartbeat stopped; stalled_review: a review whose last task died before moving it on).",
+		Help: "Work the reconciler restored, by reason (missing: no queue held the task; completed or archived: the task ended with its item pending; dead_worker: the worker's heartbeat stopped; stale_lease: a task taken off a queue whose lease nobody extends; stalled_review: a review whose last task died before moving it on).",
 	}, []string{"reason"})
 	// ExpertToolCalls counts the expert agent's repository tool calls by
 	// tool (read_file, grep, find_symbol, list_dir; other for names the
