@@ -67,7 +67,12 @@ func diskDrill(t *testing.T, cache, want string) {
 	if len(items) == 0 {
 		t.Fatal("the review had no expert item to fail")
 	}
+	// The failure report is stored just after the review is marked failed.
 	rep, err := f.sub.Store.GetReport(ctx, ids[0])
+	for wait := time.Now().Add(15 * time.Second); err != nil && time.Now().Before(wait); {
+		time.Sleep(200 * time.Millisecond)
+		rep, err = f.sub.Store.GetReport(ctx, ids[0])
+	}
 	if err != nil {
 		t.Fatalf("stored report: %v", err)
 	}
