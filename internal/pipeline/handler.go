@@ -51,6 +51,8 @@ func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 // item for that worker (so the scheduler can hand it to another worker when
 // this one's heartbeat stops), and only the run holding the claim can close
 // or give back the item. A task of an item's older generation does nothing.
+// A task given back during an outage runs again after a wait that doubles
+// with each outage it meets in a row (OutageError).
 func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 	handle := p.handle(workerID, work)
 	outages := &outageCounts{} // task IDs are unique, whichever stage's handler counts them
