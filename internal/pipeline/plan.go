@@ -16,9 +16,9 @@ import (
 func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
 	cfg := Settings(r)
 	return func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
-		if r.Stage == review.StageIntent {
-			if err := p.triage(ctx, tx, cfg.Manager); err != nil {
-				return nil, err
+		for _, s := range transitionsAfter(r.Stage) {
+			if err := s.Transition(p, ctx, tx, cfg); err != nil {
+				return nil, fmt.Errorf("%s step of review %s: %w", s.Stage, r.ID, err)
 			}
 		}
 		switch to {
@@ -66,8 +66,9 @@ func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
 	}
 }
 
-// triage runs the manager over the intent stage's candidates.
-func (p *Pipeline) triage(ctx context.Context, tx *store.Tx, cfg config.Manager) error {
+// runManager is the manager step: it runs p.Triage over the intent stage's
+// candidates and records its decisions.
+func (p *Pipeline) runManager(ctx context.Context, tx *store.Tx, cfg config.Config) error {
 	if p.Triage == nil {
 		return nil
 	}
@@ -81,7 +82,7 @@ func (p *Pipeline) triage(ctx context.Context, tx *store.Tx, cfg config.Manager)
 	if err != nil {
 		return err
 	}
-	return tx.ApplyTriage(ctx, p.Triage(findings, changed, cfg))
+	return tx.ApplyTriage(ctx, p.Triage(findings, changed, cfg.Manager))
 }
 
 // findingItems makes one ledger row per active finding that eligible

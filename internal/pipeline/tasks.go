@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -47,18 +46,23 @@ func (p Payload) Queued() time.Time {
 	return time.UnixMicro(p.QueuedAt)
 }
 
-// TaskType is the permanent asynq type name of a stage's task, e.g.
-// "review:intent".
-func TaskType(stage review.Stage) string { return "review:" + string(stage) }
+// TaskType is the asynq task type of a task step, e.g. "review:intent"
+// ("" for a stage that does not run as a task).
+func TaskType(stage review.Stage) string { return taskStep(stage).Type }
 
-// TaskStages lists the stages that run as tasks, in pipeline order.
-var TaskStages = []review.Stage{review.StageIntent, review.StageVerify, review.StageExpert, review.StageEval, review.StageReport}
+// Queue is the asynq queue an interactive review's tasks of a step go to.
+func Queue(stage review.Stage) string { return taskStep(stage).Queue }
 
-// Queue is the asynq queue an interactive review's stage tasks go to.
-func Queue(stage review.Stage) string { return "reviewfleet:" + string(stage) }
+// BulkQueue is the asynq queue a bulk review's tasks of a step go to.
+func BulkQueue(stage review.Stage) string { return taskStep(stage).BulkQueue }
 
-// BulkQueue is the asynq queue a bulk review's stage tasks go to.
-func BulkQueue(stage review.Stage) string { return "reviewfleet:bulk:" + string(stage) }
+// taskStep is the task step of a stage (zero for any other stage).
+func taskStep(stage review.Stage) Step {
+	if s, ok := StepOf(stage); ok && s.Kind == KindTask {
+		return s
+	}
+	return Step{}
+}
 
 // QueueFor is the queue of a stage's tasks for an interactive or a bulk review.
 func QueueFor(stage review.Stage, bulk bool) string {
@@ -68,19 +72,13 @@ func QueueFor(stage review.Stage, bulk bool) string {
 	return Queue(stage)
 }
 
-// QueueWeights weights later stages higher, so that finishing reviews
-// already in flight beats starting new ones, and interactive queues ten
-// times higher than bulk ones, so that a waiting interactive task is
-// almost always the next one a worker takes while bulk work still
-// progresses.
+// QueueWeights is every task step's queues with their weights (see
+// Step.Weight and InteractiveFactor).
 func QueueWeights() map[string]int {
 	w := map[string]int{}
-	for stage, n := range map[review.Stage]int{
-		review.StageReport: 5, review.StageEval: 4, review.StageExpert: 3,
-		review.StageVerify: 2, review.StageIntent: 1,
-	} {
-		w[Queue(stage)] = 10 * n
-		w[BulkQueue(stage)] = n
+	for _, s := range TaskSteps() {
+		w[s.Queue] = InteractiveFactor * s.Weight
+		w[s.BulkQueue] = s.Weight
 	}
 	return w
 }
@@ -124,7 +122,7 @@ func DecodePayload(t *asynq.Task) (Payload, error) {
 	if err := json.Unmarshal(t.Payload(), &p); err != nil {
 		return Payload{}, fmt.Errorf("decode %s payload: %v: %w", t.Type(), err, asynq.SkipRetry)
 	}
-	if p.ReviewID == "" || p.Item == "" || TaskType(p.Stage) != t.Type() {
+	if st, ok := StageFromTaskType(t.Type()); !ok || p.ReviewID == "" || p.Item == "" || st != p.Stage {
 		return Payload{}, fmt.Errorf("malformed %s payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
 	}
 	return p, nil
@@ -140,13 +138,9 @@ func ExtractTrace(ctx context.Context, t *asynq.Task) context.Context {
 
 // StageFromTaskType is the inverse of TaskType.
 func StageFromTaskType(typ string) (review.Stage, bool) {
-	s, ok := strings.CutPrefix(typ, "review:")
-	if !ok {
-		return "", false
-	}
-	for _, st := range TaskStages {
-		if string(st) == s {
-			return st, true
+	for _, s := range TaskSteps() {
+		if s.Type == typ {
+			return s.Stage, true
 		}
 	}
 	return "", false

@@ -7,7 +7,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// Triage is the manager step between the expert and the later stages: it
+// Triage is the manager step between intent and verify (see Steps): it
 // runs the manager with a review's manager settings and turns its
 // decisions into the rows the store keeps. It is the pipeline's
 // TriageFunc.
