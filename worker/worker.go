@@ -1,8 +1,9 @@
 // Package worker runs the asynq server that executes review tasks: one
-// handler per stage, a queue per stage with later stages weighted higher,
-// rate-limited tasks retried without counting as failures, a heartbeat in
-// Redis that lets the scheduler hand a dead worker's items to others, and
-// a small HTTP server for the probes (/livez, /readyz).
+// handler per task step of pipeline.Steps, the steps' queues with later
+// steps weighted higher, rate-limited tasks retried without counting as
+// failures, a heartbeat in Redis that lets the scheduler hand a dead
+// worker's items to others, and a small HTTP server for the probes
+// (/livez, /readyz).
 package worker
 
 import (
@@ -29,8 +30,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-// Handlers holds the Work function of every task stage.
-type Handlers map[review.Stage]pipeline.Work
+// Handlers holds the handler of every task step of pipeline.Steps.
+type Handlers map[review.Stage]pipeline.StageHandler
 
 // Worker is one member of the fleet.
 type Worker struct {
@@ -77,13 +78,19 @@ func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, h
 	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
 	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker"), p.TaskTrace))
-	for _, st := range pipeline.TaskStages {
-		work, ok := handlers[st]
-		if !ok {
+	for st := range handlers {
+		if s, ok := pipeline.StepOf(st); !ok || s.Kind != pipeline.KindTask {
 			w.cancelBase()
-			return nil, fmt.Errorf("no handler for stage %s", st)
+			return nil, fmt.Errorf("a handler for %q, which is no task step of the pipeline", st)
 		}
-		mux.Handle(pipeline.TaskType(st), p.WorkerHandler(w.id, work))
+	}
+	for _, s := range pipeline.TaskSteps() {
+		h, ok := handlers[s.Stage]
+		if !ok || h == nil {
+			w.cancelBase()
+			return nil, fmt.Errorf("no handler for stage %s", s.Stage)
+		}
+		mux.Handle(s.Type, p.WorkerHandler(w.id, h))
 	}
 	srvRDB, ok := redisOpt.MakeRedisClient().(redis.UniversalClient)
 	if !ok {

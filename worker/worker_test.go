@@ -38,7 +38,7 @@ func TestWorkerRunsAndShutsDownCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	noop := func(context.Context, pipeline.Payload) error { return nil }
+	noop := pipeline.WorkFunc(func(context.Context, pipeline.Job) error { return nil })
 	handlers := worker.Handlers{}
 	for _, st := range pipeline.TaskStages {
 		handlers[st] = noop
@@ -84,7 +84,7 @@ func TestWorkerRunsAndShutsDownCleanly(t *testing.T) {
 
 func TestMissingHandlerIsAnError(t *testing.T) {
 	_, err := worker.New(asynq.RedisClientOpt{Addr: "127.0.0.1:1"}, config.Default().Worker, &pipeline.Pipeline{},
-		worker.Handlers{review.StageIntent: func(context.Context, pipeline.Payload) error { return nil }}, nil, nil)
+		worker.Handlers{review.StageIntent: pipeline.WorkFunc(func(context.Context, pipeline.Job) error { return nil })}, nil, nil)
 	if err == nil {
 		t.Fatal("a worker without every stage's handler was built")
 	}

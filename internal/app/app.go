@@ -280,18 +280,20 @@ func (a *App) openLLM() error {
 	return nil
 }
 
-// Handlers builds every stage's handler.
+// Handlers builds the handler of every task step of pipeline.Steps (the
+// implementation each step's Impl names; TestHandlersImplementTheTable
+// holds the two together).
 func (a *App) Handlers() worker.Handlers {
 	ignore := func(path string) bool {
 		skip, _ := diff.ClassifyPath(path, a.Cfg.Intent.Ignore)
 		return skip
 	}
 	return worker.Handlers{
-		review.StageIntent: (&intent.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
-		review.StageVerify: (&verify.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
-		review.StageExpert: (&expert.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts, Snapshots: a.Snapshots, Ignore: ignore}).Work,
-		review.StageEval:   (&eval.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts}).Work,
-		review.StageReport: (&report.Handler{Store: a.Store}).Work,
+		review.StageIntent: &intent.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
+		review.StageVerify: &verify.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
+		review.StageExpert: &expert.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts, Snapshots: a.Snapshots, Ignore: ignore},
+		review.StageEval:   &eval.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
+		review.StageReport: &report.Handler{Store: a.Store},
 	}
 }
 

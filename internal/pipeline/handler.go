@@ -14,10 +14,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// Work does one ledger item's work and records its result through the
-// store (closing the item). Returning an error leaves the item pending.
-type Work func(ctx context.Context, p Payload) error
-
 // ErrPermanent marks an error that retrying cannot fix (a reply that stays
 // invalid after the repair attempt, an exhausted budget, a missing file):
 // the item is failed at once with the reason.
@@ -35,7 +31,7 @@ func PermanentIfMissing(err error) error {
 	return err
 }
 
-// Handler adapts a stage's Work to an asynq handler with the rules every
+// Handler adapts a task step's handler to an asynq handler with the rules every
 // stage shares: payloads that do not decode fail permanently; a closed item
 // (duplicate delivery) does nothing but nudge the review forward; what
 // Classify calls the item's own fault fails the item — at once when
@@ -43,8 +39,8 @@ func PermanentIfMissing(err error) error {
 // Anything else (cancellation, shutdown, a lost lease, Postgres or Redis
 // down, a rate limit) never fails the item: it goes back to pending
 // without using an attempt and runs again.
-func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
-	return p.WorkerHandler("", work)
+func (p *Pipeline) Handler(h StageHandler) asynq.HandlerFunc {
+	return p.WorkerHandler("", h)
 }
 
 // WorkerHandler is Handler for the worker workerID: each run claims its
@@ -53,8 +49,9 @@ func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 // or give back the item. A task of an item's older generation does nothing.
 // A task given back during an outage runs again after a wait that doubles
 // with each outage it meets in a row (OutageError).
-func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
-	handle := p.handle(workerID, work)
+// The step gets the review and item loaded here in its Job.
+func (p *Pipeline) WorkerHandler(workerID string, h StageHandler) asynq.HandlerFunc {
+	handle := p.handle(workerID, h)
 	outages := &outageCounts{} // task IDs are unique, whichever stage's handler counts them
 	return func(ctx context.Context, t *asynq.Task) error {
 		err := handle(ctx, t)
@@ -110,7 +107,7 @@ func (o *outageCounts) forget(id string) {
 }
 
 // handle is WorkerHandler without the outage backoff.
-func (p *Pipeline) handle(workerID string, work Work) asynq.HandlerFunc {
+func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		pl, err := DecodePayload(t)
 		if err != nil {
@@ -138,9 +135,11 @@ func (p *Pipeline) handle(workerID string, work Work) asynq.HandlerFunc {
 			outcome("stale")
 			return nil // a stale task: the item was handed to a newer one
 		}
-		if r, err := p.Store.GetReview(ctx, pl.ReviewID); err != nil {
+		r, err := p.Store.GetReview(ctx, pl.ReviewID)
+		if err != nil {
 			return err
-		} else if r.Status != store.StatusRunning {
+		}
+		if r.Status != store.StatusRunning {
 			outcome("stale")
 			return nil // the review ended (failed or timed out): nothing to do
 		}
@@ -161,7 +160,7 @@ func (p *Pipeline) handle(workerID string, work Work) asynq.HandlerFunc {
 		}
 		ctx = store.WithClaim(ctx, claim)
 		started := time.Now()
-		werr := work(ctx, pl)
+		werr := h.Work(ctx, Job{Payload: pl, Review: r, Config: Settings(r), Item: it})
 		metrics.Since(metrics.StageDuration.WithLabelValues(stage), started)
 		// The bookkeeping after the work must happen even when the task's
 		// own deadline, or a shutdown, is what ended the work.

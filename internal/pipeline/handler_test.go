@@ -52,7 +52,7 @@ func TestStaleGenerationDoesNoWork(t *testing.T) {
 	calls := 0
 	errRetry := errors.New("retry later")
 	p := &pipeline.Pipeline{Store: st}
-	h := p.WorkerHandler("w-new", func(context.Context, pipeline.Payload) error { calls++; return errRetry })
+	h := p.WorkerHandler("w-new", pipeline.WorkFunc(func(context.Context, pipeline.Job) error { calls++; return errRetry }))
 	for gen, want := range []int{0, 1} {
 		task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1", Gen: gen})
 		if err != nil {
@@ -105,14 +105,14 @@ func TestTaskDeadlineUsesTheAttemptCancellationDoesNot(t *testing.T) {
 			// The item is claimed while the task has time; the work then
 			// ends on the task's context.
 			worked := false
-			h := p.WorkerHandler("w1", func(ctx context.Context, _ pipeline.Payload) error {
+			h := p.WorkerHandler("w1", pipeline.WorkFunc(func(ctx context.Context, _ pipeline.Job) error {
 				worked = true
 				if name == "cancelled" {
 					cancel()
 				}
 				<-ctx.Done()
 				return ctx.Err()
-			})
+			}))
 			_ = h.ProcessTask(ctx, task)
 			it, err := st.GetItem(bg, id, review.StageIntent, "p1")
 			if err != nil || !worked || it.Status != store.ItemPending || it.Attempts != attempts {
@@ -138,9 +138,9 @@ func TestBudgetExceededSkipsItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &pipeline.Pipeline{Store: st}
-	h := p.WorkerHandler("w", func(context.Context, pipeline.Payload) error {
+	h := p.WorkerHandler("w", pipeline.WorkFunc(func(context.Context, pipeline.Job) error {
 		return fmt.Errorf("chat completion: %w", llm.ErrBudgetExceeded)
-	})
+	}))
 	task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1", Gen: 0})
 	if err != nil {
 		t.Fatal(err)
@@ -171,12 +171,12 @@ func TestOutagesBackOff(t *testing.T) {
 	}
 	outage := true
 	p := &pipeline.Pipeline{Store: st}
-	h := p.WorkerHandler("w", func(context.Context, pipeline.Payload) error {
+	h := p.WorkerHandler("w", pipeline.WorkFunc(func(context.Context, pipeline.Job) error {
 		if outage {
 			return fmt.Errorf("save: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
 		}
 		return errors.New("the item's own fault")
-	})
+	}))
 	task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1"})
 	if err != nil {
 		t.Fatal(err)

@@ -16,21 +16,18 @@ type FindingTask struct {
 	Finding review.Finding
 }
 
-// LoadFinding loads the review and finding of a per-finding task. A key
-// that names no finding, or a finding that no longer exists, is a
-// permanent failure; any other error is retried.
-func LoadFinding(ctx context.Context, st *store.Store, p Payload) (FindingTask, error) {
-	id, err := ParseFindingKey(p.Item)
+// LoadFinding loads the finding of a per-finding task; the review and its
+// settings come from the job. A key that names no finding, or a finding
+// that no longer exists, is a permanent failure; any other error is
+// retried.
+func LoadFinding(ctx context.Context, st *store.Store, j Job) (FindingTask, error) {
+	id, err := ParseFindingKey(j.Payload.Item)
 	if err != nil {
 		return FindingTask{}, Permanent(err)
-	}
-	r, err := st.GetReview(ctx, p.ReviewID)
-	if err != nil {
-		return FindingTask{}, PermanentIfMissing(err)
 	}
 	f, err := st.GetFinding(ctx, id)
 	if err != nil {
 		return FindingTask{}, PermanentIfMissing(err)
 	}
-	return FindingTask{Review: r, Config: Settings(r), Finding: f}, nil
+	return FindingTask{Review: j.Review, Config: j.Config, Finding: f}, nil
 }

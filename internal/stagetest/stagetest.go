@@ -105,6 +105,22 @@ func Payload(id string, stage review.Stage, f review.Finding) pipeline.Payload {
 	return pipeline.Payload{ReviewID: id, Stage: stage, Item: pipeline.FindingKey(f.ID)}
 }
 
+// Job loads what the worker's handler hands a stage for payload p: the
+// review, its settings and the ledger item.
+func Job(t testing.TB, st *store.Store, p pipeline.Payload) pipeline.Job {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.GetReview(ctx, p.ReviewID)
+	if err != nil {
+		t.Fatalf("load review %s: %v", p.ReviewID, err)
+	}
+	it, err := st.GetItem(ctx, p.ReviewID, p.Stage, p.Item)
+	if err != nil {
+		t.Fatalf("load %s item %s: %v", p.Stage, p.Item, err)
+	}
+	return pipeline.Job{Payload: p, Review: r, Config: pipeline.Settings(r), Item: it}
+}
+
 // Verdict returns the verdict row of a finding at a stage.
 func Verdict(t testing.TB, st *store.Store, id string, findingID int64, stage review.Stage) (store.Verdict, bool) {
 	t.Helper()

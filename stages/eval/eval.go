@@ -61,8 +61,9 @@ func Apply(before float64, expertVerdict, verdict string) (float64, string) {
 }
 
 // Work handles one eval item.
-func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	t, err := pipeline.LoadFinding(ctx, h.Store, p)
+func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
+	p := j.Payload
+	t, err := pipeline.LoadFinding(ctx, h.Store, j)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func TestDisputedFalsePositiveIsDemoted(t *testing.T) {
 		[]review.Finding{{RiskType: review.Robustness, File: "schema.prisma", LineStart: 3, LineEnd: 3,
 			Description: "email may be null and crash the mailer", Severity: review.High, Confidence: 0.92}})
 	h := &eval.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, stagetest.Payload(id, review.StageEval, fs[0])); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageEval, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	v, ok := stagetest.Verdict(t, st, id, fs[0].ID, review.StageEval)

@@ -41,7 +41,7 @@ func TestEvalFencesTheClaimAndTheExpertsEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &eval.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, stagetest.Payload(id, review.StageEval, fs[0])); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageEval, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()

@@ -66,8 +66,9 @@ func (m chatModel) Chat(ctx context.Context, req openai.ChatCompletionRequest) (
 }
 
 // Work handles one expert item.
-func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	t, err := pipeline.LoadFinding(ctx, h.Store, p)
+func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
+	p := j.Payload
+	t, err := pipeline.LoadFinding(ctx, h.Store, j)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func run(t *testing.T, h llmfake.Handler) (string, review.Finding, *expert.Handl
 		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
 		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
 	hd := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
-	if err := hd.Work(context.Background(), stagetest.Payload(id, review.StageExpert, fs[0])); err != nil {
+	if err := hd.Work(context.Background(), stagetest.Job(t, st, stagetest.Payload(id, review.StageExpert, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	return id, fs[0], hd, srv
@@ -194,7 +194,7 @@ func TestFallbackOnlyForRealRefusals(t *testing.T) {
 		return llmfake.Fail(400, "unexpected structured call")
 	})
 	h := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
-	if err := h.Work(context.Background(), stagetest.Payload(id, review.StageExpert, fs[0])); err == nil {
+	if err := h.Work(context.Background(), stagetest.Job(t, st, stagetest.Payload(id, review.StageExpert, fs[0]))); err == nil {
 		t.Fatal("a 408 must be retried")
 	}
 	for _, r := range srv.Requests() {

@@ -59,7 +59,7 @@ func TestExpertFencesTheFindingAndEveryToolResult(t *testing.T) {
 				[]review.Finding{{RiskType: review.Concurrency, File: stagetest.HostileName, LineStart: 2, LineEnd: 2,
 					Description: stagetest.HostileDescription, Severity: review.High, Confidence: 0.7}})
 			h := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
-			if err := h.Work(context.Background(), stagetest.Payload(id, review.StageExpert, fs[0])); err != nil {
+			if err := h.Work(context.Background(), stagetest.Job(t, st, stagetest.Payload(id, review.StageExpert, fs[0]))); err != nil {
 				t.Fatal(err)
 			}
 			reqs := srv.Requests()

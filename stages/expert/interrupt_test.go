@@ -33,7 +33,7 @@ func TestCancelledRunRecordsNoVerdict(t *testing.T) {
 		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
 		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
 	h := &expert.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Snapshots: &snapshot.Cache{Dir: t.TempDir(), Store: st}}
-	err := h.Work(ctx, stagetest.Payload(id, review.StageExpert, fs[0]))
+	err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageExpert, fs[0])))
 	if !errors.Is(err, context.Canceled) || pipeline.Classify(err) != pipeline.ClassInfra {
 		t.Fatalf("want an interruption classed infra, got %v (%s)", err, pipeline.Classify(err))
 	}

@@ -62,7 +62,7 @@ func TestIntentFencesEverythingFromTheRepository(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-			if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+			if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 				t.Fatal(err)
 			}
 			reqs := srv.Requests()

@@ -67,16 +67,8 @@ type reply struct {
 }
 
 // Work handles one intent item.
-func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	r, err := h.Store.GetReview(ctx, p.ReviewID)
-	if err != nil {
-		return err
-	}
-	cfg := pipeline.Settings(r)
-	it, err := h.Store.GetItem(ctx, p.ReviewID, review.StageIntent, p.Item)
-	if err != nil {
-		return err
-	}
+func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
+	p, r, cfg, it := j.Payload, j.Review, j.Config, j.Item
 	var ip ItemPayload
 	if err := json.Unmarshal(it.Payload, &ip); err != nil || len(ip.Files) == 0 {
 		return pipeline.Permanent(fmt.Errorf("intent item %s has no files: %s", p.Item, it.Payload))

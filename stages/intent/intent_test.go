@@ -78,7 +78,7 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 	}})))
 	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 		t.Fatal(err)
 	}
 	fs, err := st.ListFindings(ctx, id)
@@ -121,7 +121,7 @@ func TestProgressiveContextToggle(t *testing.T) {
 		cfg.Harness.ProgressiveContextEnabled = enabled
 		st, id := setup(t, cfg, intent.ModePerFile, map[string]string{"worker.go": goDiff})
 		h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-		if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+		if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 			t.Fatal(err)
 		}
 		sizes[enabled] = len(srv.Requests()[0].Messages[0].Content)
@@ -146,7 +146,7 @@ func TestChunkedIntentMatchesFilesByName(t *testing.T) {
 	})
 	st, id := setup(t, config.Default(), intent.ModeChunked, map[string]string{"worker.go": goDiff, "site.css": cssDiff})
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 		t.Fatal(err)
 	}
 	fs, _ := st.ListFindings(ctx, id)
@@ -181,7 +181,7 @@ func TestIntentSeesEveryFileTheChangeTouches(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 		t.Fatal(err)
 	}
 	user := srv.Requests()[0].Messages[1].Content
@@ -207,7 +207,7 @@ func TestQuoteAndFixAreCheckedAgainstTheHeadVersion(t *testing.T) {
 	}})))
 	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
 	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"}); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 		t.Fatal(err)
 	}
 	fs, err := st.ListFindings(ctx, id)

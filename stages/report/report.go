@@ -30,8 +30,9 @@ type Handler struct {
 }
 
 // Work handles the report item.
-func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	rep, err := Build(ctx, h.Store, p.ReviewID)
+func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
+	p := j.Payload
+	rep, err := BuildFor(ctx, h.Store, j.Review)
 	if err != nil {
 		return err
 	}
@@ -65,6 +66,12 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if err != nil {
 		return nil, err
 	}
+	return BuildFor(ctx, st, r)
+}
+
+// BuildFor is Build for a review already loaded.
+func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Report, error) {
+	reviewID := r.ID
 	cfg := pipeline.Settings(r)
 	files, err := st.ListFiles(ctx, reviewID)
 	if err != nil {

@@ -27,7 +27,7 @@ func TestVerifyFencesTheFindingAndItsFile(t *testing.T) {
 		[]review.Finding{{RiskType: review.Robustness, File: stagetest.HostileName, LineStart: 2, LineEnd: 3,
 			Description: stagetest.HostileDescription, Suggestion: stagetest.HostileMessage, Severity: review.High, Confidence: 0.7}})
 	h := &verify.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, stagetest.Payload(id, review.StageVerify, fs[0])); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageVerify, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()

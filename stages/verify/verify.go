@@ -85,8 +85,9 @@ func distance(changed []int, start, end int) int {
 }
 
 // Work handles one verify item.
-func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
-	t, err := pipeline.LoadFinding(ctx, h.Store, p)
+func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
+	p := j.Payload
+	t, err := pipeline.LoadFinding(ctx, h.Store, j)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func TestUnanchoredFindingDropsToFloor(t *testing.T) {
 		})
 	h := &verify.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
 	for _, f := range fs {
-		if err := h.Work(ctx, stagetest.Payload(id, review.StageVerify, f)); err != nil {
+		if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageVerify, f))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func TestModelSaysUnanchored(t *testing.T) {
 		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
 		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "x", Severity: review.High, Confidence: 0.7}})
 	h := &verify.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, stagetest.Payload(id, review.StageVerify, fs[0])); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageVerify, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := stagetest.Verdict(t, st, id, fs[0].ID, review.StageVerify)
@@ -130,7 +130,7 @@ func TestPromptCarriesTheConfiguredFloorAndAdjustedConfidenceCounts(t *testing.T
 		[]stagetest.File{{Path: "a.go", Content: src, Changed: []int{4}}},
 		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 4, LineEnd: 4, Description: "xs may be empty", Severity: review.High, Confidence: 0.8}})
 	h := &verify.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
-	if err := h.Work(ctx, stagetest.Payload(id, review.StageVerify, fs[0])); err != nil {
+	if err := h.Work(ctx, stagetest.Job(t, st, stagetest.Payload(id, review.StageVerify, fs[0]))); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := stagetest.Verdict(t, st, id, fs[0].ID, review.StageVerify); v.ConfidenceAfter != 0.55 {
