@@ -211,3 +211,46 @@ func TestOutagesBackOff(t *testing.T) {
 		t.Errorf("the first outage after another error: %v, want a wait of 1s", err)
 	}
 }
+
+// The step gets the review, its settings and the item the handler loaded,
+// without loading them again.
+func TestHandlerPassesWhatItLoaded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	cfg := pipeline.Settings(store.Review{})
+	cfg.Harness.ExpertMinConfidence = 0.42 // not the default: the job's settings are the review's
+	id, err := st.CreateReview(ctx, store.NewReview{
+		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour, Config: pipeline.Snapshot(cfg),
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{"files":["a.go"]}`)},
+			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got pipeline.Job
+	p := &pipeline.Pipeline{Store: st}
+	h := p.WorkerHandler("w", pipeline.WorkFunc(func(_ context.Context, j pipeline.Job) error {
+		got = j
+		return nil
+	}))
+	pl := pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1"}
+	task, err := pipeline.NewTask(ctx, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ProcessTask(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	if got.Review.ID != id || got.Review.Status != store.StatusRunning || got.Payload.Item != "p1" {
+		t.Errorf("job review %s (%s), item %q; want %s running, p1", got.Review.ID, got.Review.Status, got.Payload.Item, id)
+	}
+	var ip struct{ Files []string }
+	if err := json.Unmarshal(got.Item.Payload, &ip); err != nil || got.Item.Key != "p1" || got.Item.Stage != review.StageIntent ||
+		got.Item.Status != store.ItemPending || len(ip.Files) != 1 || ip.Files[0] != "a.go" {
+		t.Errorf("job item %+v (%v)", got.Item, err)
+	}
+	if got.Config.Harness.ExpertMinConfidence != 0.42 {
+		t.Errorf("job settings: expert threshold %v, want the review's 0.42", got.Config.Harness.ExpertMinConfidence)
+	}
+}
