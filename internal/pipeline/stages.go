@@ -169,6 +169,18 @@ var TaskStages = func() []review.Stage {
 	return out
 }()
 
+// FindingStages lists, in pipeline order, the task stages with an item
+// per finding: those that judge a finding after intent raised it.
+func FindingStages() []review.Stage {
+	var out []review.Stage
+	for _, s := range TaskSteps() {
+		if s.FanOut == FanOutFinding {
+			out = append(out, s.Stage)
+		}
+	}
+	return out
+}
+
 // transitionsAfter returns the transition steps between the task step
 // from and the next task step.
 func transitionsAfter(from review.Stage) []Step {

@@ -92,6 +92,9 @@ func TestStepsTableIsCompleteAndConsistent(t *testing.T) {
 	if !slices.Equal(TaskStages, []review.Stage{review.StageIntent, review.StageVerify, review.StageExpert, review.StageEval, review.StageReport}) {
 		t.Errorf("task stages %v", TaskStages)
 	}
+	if got := FindingStages(); !slices.Equal(got, []review.Stage{review.StageVerify, review.StageExpert, review.StageEval}) {
+		t.Errorf("finding stages %v", got)
+	}
 }
 
 // The manager runs when a review leaves intent, and only then.

@@ -265,7 +265,7 @@ func unfinished(ctx context.Context, st *store.Store, r store.Review, rep *rende
 }
 
 // findingStages are the stages that judge a finding after intent raised it.
-var findingStages = []review.Stage{review.StageVerify, review.StageExpert, review.StageEval}
+var findingStages = pipeline.FindingStages()
 
 // stoppedAt names the last stage that judged a finding of a review that
 // failed during stage cur, and the judging stages that never did because
