@@ -3,7 +3,8 @@
 // by _test.go files.
 //
 // Servers are found through TEST_DATABASE_URL and TEST_REDIS_URL. Postgres
-// has a localhost default (each test gets its own schema there); when
+// has a localhost default (each test gets a database of its own there,
+// copied from a template migrated once); when
 // nothing answers a fresh machine still works with one ephemeral local
 // cluster per test process (started from the machine's PostgreSQL binaries
 // through localenv). Redis has no default address on purpose, since tests

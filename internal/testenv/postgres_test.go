@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-func TestIsolatedSchemaSeparatesTables(t *testing.T) {
+func TestEmptySchemaSeparatesTables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var firstSchema string
 	t.Run("schemas", func(t *testing.T) {
-		a := connect(ctx, t, IsolatedSchema(t))
-		b := connect(ctx, t, IsolatedSchema(t))
+		a := connect(ctx, t, EmptySchema(t))
+		b := connect(ctx, t, EmptySchema(t))
 
 		firstSchema = currentSchema(ctx, t, a)
 		if other := currentSchema(ctx, t, b); other == firstSchema || !strings.HasPrefix(other, "test_") {
