@@ -147,7 +147,7 @@ func TestSeparateWorkerProcess(t *testing.T) {
 	clearEnv(t)
 	srv := llmfake.New(demo.Handler)
 	defer srv.Close()
-	dsn := testenv.IsolatedSchema(t)
+	dsn := testenv.EmptySchema(t)
 	redisURL := testenv.RedisURL(t)
 	env := map[string]string{
 		"DATABASE_URL": dsn, "REDIS_URL": redisURL, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
