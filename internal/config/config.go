@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
