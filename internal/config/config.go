@@ -491,6 +491,12 @@ func Load(path string) (Config, error) {
 	return load(path, os.LookupEnv)
 }
 
+// LoadEnv is Load with the environment read through lookup (os.LookupEnv
+// for Load), so a caller can run with variables of its own.
+func LoadEnv(path string, lookup func(string) (string, bool)) (Config, error) {
+	return load(path, lookup)
+}
+
 func load(path string, env func(string) (string, bool)) (Config, error) {
 	cfg := Default()
 	if path != "" {
