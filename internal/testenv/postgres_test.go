@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -126,6 +127,13 @@ func TestResolvePostgresStartsEphemeralCluster(t *testing.T) {
 	}
 	if err := ping(ctx, env.dsn); err != nil {
 		t.Errorf("ephemeral cluster does not answer: %v", err)
+	}
+	// Test databases come from a template there too.
+	fsys := fstest.MapFS{"00001_gadgets.sql": {Data: []byte("-- +goose Up\nCREATE TABLE gadgets (id int);\n")}}
+	if err := ensureTemplate(ctx, env.dsn, templatePrefix+"ephemeral", fsys); err != nil {
+		t.Errorf("template on the ephemeral cluster: %v", err)
+	} else if err := createFromTemplate(ctx, env.dsn, "test_copy", templatePrefix+"ephemeral"); err != nil {
+		t.Errorf("copy the template on the ephemeral cluster: %v", err)
 	}
 	if err := env.close(ctx); err != nil {
 		t.Fatalf("close: %v", err)

@@ -177,6 +177,15 @@ func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
 		return err
 	}
 	_, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)")
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42601" {
+		// Before PostgreSQL 13 there is no FORCE: end the sessions first.
+		if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name); err != nil {
+			return err
+		}
+		_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident)
+		return err
+	}
 	return err
 }
 
