@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
+	"github.com/reviewfleet/reviewfleet/migrations"
 )
 
 // DefaultPostgresDSN is used when TEST_DATABASE_URL is unset.
@@ -148,15 +151,36 @@ func ping(ctx context.Context, dsn string) error {
 // tests running in parallel share nothing.
 func IsolatedSchema(t testing.TB) string {
 	t.Helper()
-	base := PostgresDSN(t)
+	return isolatedOn(t, PostgresDSN(t))
+}
+
+// isolatedOn is IsolatedSchema on the server base names.
+func isolatedOn(t testing.TB, base string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	// A role that may not create databases still gets isolation, at the
+	// price of migrating a schema of its own.
+	migratedSchema := func() string {
+		dsn := emptySchemaOn(t, base)
+		if err := migrate(ctx, dsn, migrations.FS); err != nil {
+			t.Fatalf("testenv: migrate a fresh schema: %v", err)
+		}
+		return dsn
+	}
 	tmpl, err := migratedTemplate(ctx, base)
+	if errors.Is(err, errNoCreateDB) {
+		return migratedSchema()
+	}
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
 	name := "test_" + randomHex(t, 8)
 	if err := createFromTemplate(ctx, base, name, tmpl); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+			return migratedSchema()
+		}
 		t.Fatalf("testenv: create database %s from %s: %v", name, tmpl, err)
 	}
 	// The drop waits for a checkpoint (most of a second on a busy
@@ -193,7 +217,11 @@ func IsolatedSchema(t testing.TB) string {
 // are dropped when the test ends.
 func EmptySchema(t testing.TB) string {
 	t.Helper()
-	base := PostgresDSN(t)
+	return emptySchemaOn(t, PostgresDSN(t))
+}
+
+func emptySchemaOn(t testing.TB, base string) string {
+	t.Helper()
 	schema := "test_" + randomHex(t, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

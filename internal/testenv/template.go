@@ -32,9 +32,13 @@ const templateLockKey int64 = 0x7266_7465_6d70 // "rftemp"
 // server never hand out each other's schema.
 const templatePrefix = "reviewfleet_tmpl_"
 
+// errNoCreateDB reports that the test role may not create databases.
+var errNoCreateDB = errors.New("the role may not create databases")
+
 var (
 	tmplMu    sync.Mutex
 	tmplNames = map[string]string{} // base DSN → template database name
+	tmplErrs  = map[string]error{}  // base DSN → errNoCreateDB, not worth asking again
 )
 
 // migratedTemplate returns the name of a template database on base's
@@ -46,12 +50,18 @@ func migratedTemplate(ctx context.Context, base string) (string, error) {
 	if name, ok := tmplNames[base]; ok {
 		return name, nil
 	}
+	if err, ok := tmplErrs[base]; ok {
+		return "", err
+	}
 	digest, err := migrationsDigest(migrations.FS)
 	if err != nil {
 		return "", err
 	}
 	name := templatePrefix + digest[:16]
 	if err := ensureTemplate(ctx, base, name, migrations.FS); err != nil {
+		if errors.Is(err, errNoCreateDB) {
+			tmplErrs[base] = err
+		}
 		return "", err
 	}
 	tmplNames[base] = name
@@ -108,6 +118,10 @@ func ensureTemplate(ctx context.Context, base, name string, fsys fs.FS) error {
 	}
 	ident := pgx.Identifier{name}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident+" TEMPLATE template0"); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+			return fmt.Errorf("create template database %s: %w (%w)", name, errNoCreateDB, err)
+		}
 		return fmt.Errorf("create template database %s: %w", name, err)
 	}
 	dsn, err := withDatabase(base, name)

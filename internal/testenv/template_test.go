@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"io/fs"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,4 +167,46 @@ func currentDatabase(ctx context.Context, t *testing.T, conn *pgx.Conn) string {
 		t.Fatalf("current_database: %v", err)
 	}
 	return s
+}
+
+// A role that may not create databases still gets an isolated, migrated
+// schema.
+func TestIsolatedSchemaWithoutCreateDB(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := PostgresDSN(t)
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		t.Skip("needs a URL DSN to log in as another role")
+	}
+	admin := connect(ctx, t, base)
+	role := "rf_test_nocreatedb_" + randomHex(t, 4)
+	var db string
+	if err := admin.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	ident, dbIdent := pgx.Identifier{role}.Sanitize(), pgx.Identifier{db}.Sanitize()
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+ident+" LOGIN NOCREATEDB; GRANT CREATE ON DATABASE "+dbIdent+" TO "+ident); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP OWNED BY "+ident+"; DROP ROLE "+ident); err != nil {
+			t.Errorf("drop role %s: %v", role, err)
+		}
+	})
+	u.User = url.User(role)
+	limited := u.String()
+	if err := ping(ctx, limited); err != nil {
+		t.Skipf("cannot log in as a new role here: %v", err)
+	}
+	t.Run("fallback", func(t *testing.T) {
+		conn := connect(ctx, t, isolatedOn(t, limited))
+		if s := currentSchema(ctx, t, conn); !strings.HasPrefix(s, "test_") {
+			t.Errorf("current schema %q, want a test_ schema of its own", s)
+		}
+		if !tableVisible(ctx, t, conn, "reviews") {
+			t.Error("migrated table reviews missing")
+		}
+	})
 }
