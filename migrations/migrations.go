@@ -11,8 +11,8 @@
 // files in the order of their numbers and does not expect them to be
 // consecutive.
 //
-// A gap must never be filled later, nor a new file numbered below a
-// released one: goose refuses to apply a migration numbered below the
+// A gap below a released migration must never be filled later, nor a new
+// file numbered below a released one: goose refuses to apply a migration numbered below the
 // newest one a database already has, so every deployed database would stop
 // at it. TestNewMigrationsSortLast holds new files to this against the
 // list of released files in migrations_test.go, which each release extends.

@@ -23,7 +23,6 @@ var released = []string{
 	"00012_history_views.sql",
 	"00013_github.sql",
 	"00014_incremental.sql",
-	"00017_webhook_replay.sql",
 }
 
 var migrationName = regexp.MustCompile(`^(\d{5})_[a-z0-9_]+\.sql$`)

@@ -51,6 +51,10 @@ type Reconciler struct {
 	// advancing before the reconciler advances it, so a worker that is
 	// about to advance it itself is not raced (default 1s).
 	StallGrace time.Duration
+	// LeaseStaleAfter is how long an active task's queue lease may go
+	// unextended before its worker is taken for dead (default
+	// DefaultLeaseStaleAfter).
+	LeaseStaleAfter time.Duration
 	// OnFailed is called for each review failed for passing its deadline
 	// (e.g. to store a report saying why); may be nil.
 	OnFailed func(ctx context.Context, reviewID string)
@@ -115,6 +119,10 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	n, err := r.rescue(ctx)
 	st.Rescued = n
 	metrics.ReconcilerRestored.WithLabelValues("dead_worker").Add(float64(n))
+	errs = append(errs, err)
+	n, err = r.rescueUnleased(ctx)
+	st.Rescued += n
+	metrics.ReconcilerRestored.WithLabelValues("stale_lease").Add(float64(n))
 	errs = append(errs, err)
 	errs = append(errs, r.restore(ctx, &st))
 	// Reviews ended by the deadline or a cancelled batch free their

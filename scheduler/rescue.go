@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -96,4 +98,85 @@ func (r *Reconciler) deadWorkers(ctx context.Context, items []store.Item) (map[s
 		dead[id] = true
 	}
 	return dead, nil
+}
+
+// DefaultLeaseStaleAfter is how long a task's lease may go without being
+// extended before the rescue takes its worker for dead. A live asynq
+// server extends every lease every 5 s, so this allows one missed
+// extension; it matches the worker heartbeat's default TTL, so both
+// rescues keep the same bound.
+const DefaultLeaseStaleAfter = 10 * time.Second
+
+// rescueUnleased finds tasks that a worker took off a queue and then
+// stopped extending the lease of, and hands their items to a new task
+// generation. They are the tasks the heartbeat rescue cannot see: a
+// worker killed between taking a task and claiming its item left no
+// worker on the item's row. Without this, asynq would hand such a task
+// out again only after its 30 s lease ran out and a recoverer's sweep
+// (every minute) found it. A lease is read twice, HeartbeatRecheck apart,
+// and only one nobody extended in between counts.
+func (r *Reconciler) rescueUnleased(ctx context.Context) (int, error) {
+	if r.Inspector == nil || r.Redis == nil {
+		return 0, nil
+	}
+	staleAfter := r.LeaseStaleAfter
+	if staleAfter <= 0 {
+		staleAfter = DefaultLeaseStaleAfter
+	}
+	first, err := pipeline.StaleLeases(ctx, r.Redis, staleAfter)
+	if err != nil || len(first) == 0 {
+		return 0, err
+	}
+	wait := r.HeartbeatRecheck
+	if wait <= 0 {
+		wait = 3 * time.Second
+	}
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(wait):
+	}
+	again, err := pipeline.StaleLeases(ctx, r.Redis, staleAfter)
+	if err != nil {
+		return 0, err
+	}
+	var stuck []store.Item
+	for _, l := range first {
+		if !slices.Contains(again, l) {
+			continue // extended meanwhile, or the task ended
+		}
+		it, ok := r.leasedItem(ctx, l)
+		if ok {
+			stuck = append(stuck, it)
+		}
+	}
+	moved, err := r.Store.RescueItems(ctx, stuck)
+	if err != nil || len(moved) == 0 {
+		return 0, err
+	}
+	r.log().Warn("tasks whose lease went stale: items handed to other workers", "items", len(moved))
+	return len(moved), r.Pipeline.Enqueue(ctx, moved)
+}
+
+// leasedItem is the ledger item of a task with a stale lease, when it is
+// still pending at the task's generation in a running review.
+func (r *Reconciler) leasedItem(ctx context.Context, l pipeline.StaleLease) (store.Item, bool) {
+	info, err := r.Inspector.GetTaskInfo(l.Queue, l.TaskID)
+	if err != nil {
+		return store.Item{}, false
+	}
+	p, err := pipeline.DecodePayload(asynq.NewTask(info.Type, info.Payload))
+	if err != nil || (r.Only != "" && p.ReviewID != r.Only) {
+		return store.Item{}, false
+	}
+	it, err := r.Store.GetItem(ctx, p.ReviewID, p.Stage, p.Item)
+	if err != nil || it.Status != store.ItemPending || it.Generation != p.Gen {
+		return store.Item{}, false
+	}
+	rv, err := r.Store.GetReview(ctx, p.ReviewID)
+	if err != nil || rv.Status != store.StatusRunning || rv.Stage != p.Stage {
+		return store.Item{}, false
+	}
+	it.Bulk = p.Bulk
+	return it, true
 }

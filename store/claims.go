@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -64,13 +65,37 @@ func (s *Store) ClaimItem(ctx context.Context, reviewID string, stage review.Sta
 // (zero: unknown), which it records with the start time so that the hop
 // from queue to handler can be read back.
 func (s *Store) ClaimItemQueued(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int, queuedAt time.Time) (string, error) {
+	return s.ClaimItemAttempt(ctx, reviewID, stage, key, workerID, generation, queuedAt, 0)
+}
+
+// ClaimItemAttempt is ClaimItemQueued for the task's attempt-th counted
+// attempt (from 1; 0: unknown, one more than before). Claims are counted
+// apart: a run that an outage, a shutdown or a rescue took back is a
+// claim but no attempt, even when giving it back never reached the
+// database. Calls of the item's earlier runs still marked started never
+// finished: they are closed as abandoned.
+func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int, queuedAt time.Time, attempt int) (string, error) {
 	claim := uuid.NewString()
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET attempts = attempts + 1, updated_at = now(), started_at = now(),
-		       queued_at = $7, worker_id = nullif($4, ''), claim = $5, claimed_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-		  AND ($6 < 0 OR generation = $6)`,
-		reviewID, string(stage), key, workerID, claim, generation, nullableTime(queuedAt))
+	var tag pgconn.CommandTag
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		tag, err = tx.Exec(ctx, `
+			UPDATE stage_items SET claims = claims + 1,
+			       attempts = CASE WHEN $8 > 0 THEN greatest(attempts, $8) ELSE attempts + 1 END,
+			       updated_at = now(), started_at = now(),
+			       queued_at = $7, worker_id = nullif($4, ''), claim = $5, claimed_at = now()
+			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+			  AND ($6 < 0 OR generation = $6)`,
+			reviewID, string(stage), key, workerID, claim, generation, nullableTime(queuedAt), attempt)
+		if err != nil || tag.RowsAffected() != 1 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
+			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'started'`,
+			reviewID, string(stage), key)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("claim item %s/%s: %w", stage, key, err)
 	}

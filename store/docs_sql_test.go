@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-var analystViews = []string{"finding_history", "verdict_trail", "review_costs", "stage_latency", "repo_risk_trend"}
+var analystViews = []string{"finding_history", "verdict_trail", "review_costs", "stage_latency", "repo_risk_trend", "expert_tool_health"}
 
 // docQuery is one ```sql block of docs/sql.md and the heading above it.
 type docQuery struct {
@@ -150,6 +151,16 @@ func TestDocumentedQueriesRun(t *testing.T) {
 			t.Errorf("second repository: %v, want acme/api with 3 of 8 rejected", r[1])
 		}
 	}
+	// acme/api: grep 4 calls, 3 empty; find_symbol 1 call, empty; the
+	// recent review's searches found nothing at all.
+	if r := results["Which expert tools return nothing?"]; len(r) < 2 ||
+		r[0][0] != "github.com/acme/api" || r[0][1] != "find_symbol" || r[0][2] != int64(1) || r[0][3] != int64(1) ||
+		r[1][1] != "grep" || r[1][2] != int64(4) || r[1][3] != int64(3) {
+		t.Errorf("tools that return nothing: %v, want find_symbol 1 of 1 then grep 3 of 4 empty in acme/api", r)
+	}
+	if r := results["Reviews whose expert searches found nothing"]; len(r) != 1 || uuidText(r[0][0]) != seedRecent {
+		t.Errorf("reviews whose searches found nothing: %v, want only %s", r, seedRecent)
+	}
 	if r := results["Slowest stages"]; len(r) > 0 && r[0][0] != "expert" {
 		t.Errorf("slowest stage: %v, want expert (60 s and 20 s against seconds for intent)", r[0])
 	}
@@ -240,4 +251,13 @@ func TestAnalystRoleReadsViewsOnly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// uuidText formats a uuid value as pgx returns it.
+func uuidText(v any) string {
+	b, ok := v.([16]byte)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -113,6 +114,24 @@ type ExpertRun struct {
 	TokensOut  int
 	Duration   time.Duration
 	Error      string
+	// ToolOutcomes counts the run's tool calls by tool and outcome:
+	// {"grep": {"hit": 3, "empty": 1}, …}.
+	ToolOutcomes json.RawMessage
+	// Calls are the run's repository tool calls, in order; stored with the
+	// run, not loaded with it (ListExpertToolCalls).
+	Calls []ExpertToolCall
+}
+
+// ExpertToolCall is one repository tool call of an expert run and what it
+// gave the model.
+type ExpertToolCall struct {
+	FindingID   int64
+	Round, Seq  int
+	Tool        string
+	Args        string // redacted and bounded by the runtime
+	Outcome     string // hit, empty, refused, error, timeout
+	ResultBytes int
+	Latency     time.Duration
 }
 
 func insertVerdict(ctx context.Context, tx pgx.Tx, v Verdict) error {
@@ -180,17 +199,66 @@ func insertExpertRun(ctx context.Context, tx pgx.Tx, reviewID string, r ExpertRu
 		}
 		return m
 	}
-	_, err := tx.Exec(ctx, `
+	tag, err := tx.Exec(ctx, `
 		INSERT INTO expert_runs (review_id, finding_id, stop_reason, rounds, tool_calls, phases, checks,
-		                         tokens_in, tokens_out, duration_ms, error)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)
+		                         tokens_in, tokens_out, duration_ms, error, tool_outcomes)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
 		ON CONFLICT (finding_id) DO NOTHING`,
 		reviewID, r.FindingID, r.StopReason, r.Rounds, orEmpty(r.ToolCalls, `{}`), orEmpty(r.Phases, `[]`),
-		orEmpty(r.Checks, `[]`), r.TokensIn, r.TokensOut, r.Duration.Milliseconds(), r.Error)
+		orEmpty(r.Checks, `[]`), r.TokensIn, r.TokensOut, r.Duration.Milliseconds(), r.Error, orEmpty(r.ToolOutcomes, `{}`))
 	if err != nil {
 		return fmt.Errorf("insert expert run of finding %d: %w", r.FindingID, err)
 	}
+	if tag.RowsAffected() == 0 || len(r.Calls) == 0 {
+		return nil // stored by an earlier delivery, with its calls
+	}
+	return insertToolCalls(ctx, tx, reviewID, r.FindingID, r.Calls)
+}
+
+// insertToolCalls stores the tool calls of one run in one statement.
+func insertToolCalls(ctx context.Context, tx pgx.Tx, reviewID string, findingID int64, calls []ExpertToolCall) error {
+	n := len(calls)
+	rounds, seqs, sizes, latencies := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	tools, args, outcomes := make([]string, n), make([]string, n), make([]string, n)
+	for i, c := range calls {
+		rounds[i], seqs[i], sizes[i] = int32(c.Round), int32(c.Seq), int32(min(c.ResultBytes, math.MaxInt32))
+		latencies[i] = int32(min(c.Latency.Milliseconds(), math.MaxInt32))
+		tools[i], args[i], outcomes[i] = c.Tool, c.Args, c.Outcome
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO expert_tool_calls (review_id, finding_id, round, seq, tool, args, outcome, result_bytes, latency_ms)
+		SELECT $1, $2, c.round, c.seq, c.tool, c.args, c.outcome, c.result_bytes, c.latency_ms
+		FROM unnest($3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[])
+		     AS c(round, seq, tool, args, outcome, result_bytes, latency_ms)
+		ON CONFLICT (finding_id, seq) DO NOTHING`,
+		reviewID, findingID, rounds, seqs, tools, args, outcomes, sizes, latencies)
+	if err != nil {
+		return fmt.Errorf("insert tool calls of the expert run of finding %d: %w", findingID, err)
+	}
 	return nil
+}
+
+// ListExpertToolCalls returns every expert tool call of a review, by
+// finding then order.
+func (s *Store) ListExpertToolCalls(ctx context.Context, reviewID string) ([]ExpertToolCall, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT finding_id, round, seq, tool, args, outcome, result_bytes, latency_ms
+		FROM expert_tool_calls WHERE review_id = $1 ORDER BY finding_id, seq`, reviewID)
+	if err != nil {
+		return nil, fmt.Errorf("list expert tool calls of %s: %w", reviewID, err)
+	}
+	defer rows.Close()
+	var out []ExpertToolCall
+	for rows.Next() {
+		var c ExpertToolCall
+		var ms int
+		if err := rows.Scan(&c.FindingID, &c.Round, &c.Seq, &c.Tool, &c.Args, &c.Outcome, &c.ResultBytes, &ms); err != nil {
+			return nil, fmt.Errorf("list expert tool calls of %s: %w", reviewID, err)
+		}
+		c.Latency = time.Duration(ms) * time.Millisecond
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // ListVerdicts returns every verdict of a review, by finding then stage order.
@@ -222,7 +290,7 @@ func (s *Store) ListVerdicts(ctx context.Context, reviewID string) ([]Verdict, e
 func (s *Store) ListExpertRuns(ctx context.Context, reviewID string) (map[int64]ExpertRun, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT finding_id, stop_reason, rounds, tool_calls, phases, checks, tokens_in, tokens_out,
-		       duration_ms, error
+		       duration_ms, error, tool_outcomes
 		FROM expert_runs WHERE review_id = $1`, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list expert runs of %s: %w", reviewID, err)
@@ -233,7 +301,7 @@ func (s *Store) ListExpertRuns(ctx context.Context, reviewID string) (map[int64]
 		var r ExpertRun
 		var ms int
 		if err := rows.Scan(&r.FindingID, &r.StopReason, &r.Rounds, &r.ToolCalls, &r.Phases, &r.Checks,
-			&r.TokensIn, &r.TokensOut, &ms, &r.Error); err != nil {
+			&r.TokensIn, &r.TokensOut, &ms, &r.Error, &r.ToolOutcomes); err != nil {
 			return nil, err
 		}
 		r.Duration = time.Duration(ms) * time.Millisecond

@@ -92,6 +92,16 @@ INSERT INTO expert_runs (review_id, finding_id, stop_reason, rounds, phases, che
   ('` + seedOldRunning + `', 7, 'verdict', 1, '[{"phase":"explore"}]', '[]'),
   ('` + seedRecent + `', 8, 'verdict', 2, '[{"phase":"explore"}]', '[]');
 
+INSERT INTO expert_tool_calls (review_id, finding_id, round, seq, tool, args, outcome, result_bytes, latency_ms) VALUES
+  ('` + seedOldDone + `', 1, 1, 1, 'grep', '{"pattern":"Query\\("}', 'hit', 400, 3),
+  ('` + seedOldDone + `', 1, 1, 2, 'grep', '{"pattern":"Sanitize"}', 'empty', 20, 2),
+  ('` + seedOldDone + `', 1, 2, 3, 'read_file', '{"path":"db.go"}', 'hit', 900, 1),
+  ('` + seedOldFailed + `', 5, 1, 1, 'list_dir', '{"path":""}', 'hit', 50, 1),
+  ('` + seedRecent + `', 8, 1, 1, 'grep', '{"pattern":"checkToken"}', 'empty', 20, 2),
+  ('` + seedRecent + `', 8, 1, 2, 'grep', '{"path_glob":"**/*.go","pattern":"checkToken"}', 'empty', 20, 2),
+  ('` + seedRecent + `', 8, 1, 3, 'find_symbol', '{"name":"checkToken"}', 'empty', 20, 2),
+  ('` + seedRecent + `', 8, 2, 4, 'read_file', '{"path":"auth.go"}', 'hit', 700, 1);
+
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, tokens_in, tokens_out, latency_ms,
                        created_at) VALUES
   ('` + seedOldDone + `', 'intent', 'p1', 'm', 'h1', 'ok', 1000, 100, 300, now() - interval '200 days'),

@@ -80,8 +80,8 @@ func carryFindings(ctx context.Context, tx pgx.Tx, to, from string, paths []stri
 		return fmt.Errorf("carry verdicts from %s: %w", from, err)
 	}
 	if _, err := tx.Exec(ctx, `
-		INSERT INTO expert_runs (review_id, finding_id, stop_reason, rounds, tool_calls, phases, checks, error)
-		SELECT $1, n.id, e.stop_reason, e.rounds, e.tool_calls, e.phases, e.checks, e.error
+		INSERT INTO expert_runs (review_id, finding_id, stop_reason, rounds, tool_calls, phases, checks, error, tool_outcomes)
+		SELECT $1, n.id, e.stop_reason, e.rounds, e.tool_calls, e.phases, e.checks, e.error, e.tool_outcomes
 		FROM findings n JOIN expert_runs e ON e.finding_id = n.carried_from
 		WHERE n.review_id = $1`, to); err != nil {
 		return fmt.Errorf("carry expert runs from %s: %w", from, err)

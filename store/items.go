@@ -57,9 +57,9 @@ func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) er
 func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (Item, error) {
 	it := Item{ReviewID: reviewID, Stage: stage, Key: key}
 	err := s.pool.QueryRow(ctx, `
-		SELECT status, payload, attempts, error, generation, coalesce(worker_id, '') FROM stage_items
+		SELECT status, payload, attempts, claims, error, generation, coalesce(worker_id, '') FROM stage_items
 		WHERE review_id = $1 AND stage = $2 AND item_key = $3`, reviewID, string(stage), key).
-		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Error, &it.Generation, &it.WorkerID)
+		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Claims, &it.Error, &it.Generation, &it.WorkerID)
 	if err != nil {
 		return Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
 	}

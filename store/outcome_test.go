@@ -73,3 +73,56 @@ func TestLLMCallStartedThenCompleted(t *testing.T) {
 		t.Fatalf("after the reply: %+v, review tokens %d/%d", calls, r.TokensIn, r.TokensOut)
 	}
 }
+
+// A run taken back by an outage whose give-back never reached the database
+// is a claim, not an attempt; the calls it left started are closed as
+// abandoned when the item runs again.
+func TestRerunAfterOutageCountsAClaimNotAnAttempt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimItemAttempt(ctx, id, review.StageIntent, "p1", "w1", 0, time.Time{}, 1); err != nil {
+		t.Fatal(err)
+	}
+	callID, err := st.StartLLMCall(ctx, store.LLMCall{ReviewID: id, Stage: "intent", ItemKey: "p1", Model: "m", Request: []byte(`{"messages":[]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The outage: no ReturnItem, asynq runs the task again with the same
+	// retry count.
+	if _, err := st.ClaimItemAttempt(ctx, id, review.StageIntent, "p1", "w2", 0, time.Time{}, 1); err != nil {
+		t.Fatal(err)
+	}
+	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
+	if err != nil || it.Attempts != 1 || it.Claims != 2 {
+		t.Fatalf("item after an outage re-run: %+v %v; want 1 attempt, 2 claims", it, err)
+	}
+	// A counted failure, then the next attempt.
+	if _, err := st.ClaimItemAttempt(ctx, id, review.StageIntent, "p1", "w2", 0, time.Time{}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if it, _ = st.GetItem(ctx, id, review.StageIntent, "p1"); it.Attempts != 2 || it.Claims != 3 {
+		t.Fatalf("item after a second attempt: %+v", it)
+	}
+	calls, err := st.ListLLMCalls(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range calls {
+		if c.ID == callID {
+			found = true
+			if c.Status != "abandoned" {
+				t.Errorf("call of the run an outage took back: status %q, want abandoned", c.Status)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("call %d not listed among %d", callID, len(calls))
+	}
+}

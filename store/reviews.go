@@ -95,7 +95,10 @@ type Item struct {
 	Status   string // pending | done | failed
 	Payload  json.RawMessage
 	Attempts int
-	Error    string
+	// Claims counts the runs that took the item up, those an outage,
+	// a shutdown or a rescue took back included (GetItem only).
+	Claims int
+	Error  string
 	// Bulk: the item's review belongs to a batch (its tasks use the bulk
 	// queues). Set by PendingPage.
 	Bulk bool

@@ -14,9 +14,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -147,8 +148,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // sorted by tool and outcome.
 func outcomeText(m map[string]map[string]int) string {
 	var parts []string
-	for _, tool := range sortedKeys(m) {
-		for _, outcome := range sortedKeys(m[tool]) {
+	for _, tool := range slices.Sorted(maps.Keys(m)) {
+		for _, outcome := range slices.Sorted(maps.Keys(m[tool])) {
 			parts = append(parts, fmt.Sprintf("%s %s %d", tool, outcome, m[tool][outcome]))
 		}
 	}
@@ -156,13 +157,4 @@ func outcomeText(m map[string]map[string]int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -23,7 +23,7 @@ func cmdBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) == 0 || (pos[0] == "list") != (len(pos) == 1) || len(pos) > 2 {
-		return exitError{code: 2, err: errors.New(batchUsage)}
+		return exitError{code: exitUsage, err: errors.New(batchUsage)}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
 	if err != nil {
@@ -55,7 +55,7 @@ func cmdBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "batch %s cancelled: %d reviews stopped (queued ones never start, running ones stop at their next item)\n", id, n)
 		return nil
 	}
-	return exitError{code: 2, err: errors.New(batchUsage)}
+	return exitError{code: exitUsage, err: errors.New(batchUsage)}
 }
 
 func batchList(ctx context.Context, st *store.Store, limit int, w io.Writer) error {

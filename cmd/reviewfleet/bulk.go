@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // labelFlags collects repeated --label key=value flags.
@@ -45,16 +43,16 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if (*manifest == "") == (*org == "") {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet bulk --manifest FILE | --github-org ORG [--repo-filter GLOB] [--no-wait]")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet bulk --manifest FILE | --github-org ORG [--repo-filter GLOB] [--no-wait]")}
 	}
 	if *filter != "" && *org == "" {
-		return exitError{code: 2, err: errors.New("--repo-filter applies to --github-org only")}
+		return exitError{code: exitUsage, err: errors.New("--repo-filter applies to --github-org only")}
 	}
 	if *prState != "open" && *prState != "closed" && *prState != "all" {
-		return exitError{code: 2, err: fmt.Errorf("--pull-requests %q: want open, closed or all", *prState)}
+		return exitError{code: exitUsage, err: fmt.Errorf("--pull-requests %q: want open, closed or all", *prState)}
 	}
 	if *maxRunning < 0 {
-		return exitError{code: 2, err: errors.New("--max-running must not be negative")}
+		return exitError{code: exitUsage, err: errors.New("--max-running must not be negative")}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
 	if err != nil {
@@ -62,13 +60,13 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer closeApp()
 	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
-		return exitError{code: 2, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
 	if a.LocalRedis && a.Cfg.DatabaseURL != "" {
 		// The in-process fleet would adopt the shared database's pending
 		// work and admit other users' queued reviews onto a queue that
 		// vanishes when this command exits.
-		return exitError{code: 2, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
+		return exitError{code: exitUsage, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
 	}
 	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter, *prState)
 	if err != nil {
@@ -82,41 +80,19 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		spec.ID = bulk.DeriveID(spec.Source, spec.Entries)
 	}
 
-	var progOut io.Writer = stderr
+	opts := app.RunOptions{NoWait: *noWait, Progress: stderr}
 	if *quiet {
-		progOut = io.Discard
+		opts.Progress = nil
 	}
-	// Without REDIS_URL this command is the fleet: workers and the
-	// reconciler run here until the batch ends.
-	stop, err := startLocalFleet(ctx, a, "", nil)
+	out, err := a.RunReview(ctx, app.ReviewRequest{Batch: &spec}, opts)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	fmt.Fprintf(progOut, "batch %s: submitting %d entries from %s\n", spec.ID, len(spec.Entries), spec.Source)
-	sub := &bulk.Submitter{App: a, Concurrency: a.Cfg.Bulk.SubmitConcurrency}
-	var entriesDone atomic.Int64
-	step := max(int64(len(spec.Entries))/10, 1)
-	sub.OnEntry = func(store.BatchEntry) {
-		if n := entriesDone.Add(1); n%step == 0 {
-			fmt.Fprintf(progOut, "batch %s: %d/%d entries submitted\n", spec.ID, n, len(spec.Entries))
-		}
-	}
-	res, err := sub.Submit(ctx, spec)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(progOut, "batch %s: %d new reviews, %d linked to identical reviews, %d already submitted, %d could not be submitted\n",
-		res.Batch.ID, res.New, res.Duplicates, res.Resumed, res.Errors)
+	res, p := out.Batch, out.BatchProgress
+	fmt.Fprintln(stdout, res.Batch.ID)
 	if *noWait {
-		fmt.Fprintln(stdout, res.Batch.ID)
 		return nil
 	}
-	p, err := bulk.Wait(ctx, a.Store, res.Batch.ID, progOut)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, res.Batch.ID)
 	if p.Failed > 0 || res.Errors > 0 {
 		return exitError{code: 1, err: fmt.Errorf("batch %s: %d reviews failed, %d entries could not be submitted (`reviewfleet batch report %s`)",
 			res.Batch.ID, p.Failed, res.Errors, res.Batch.ID)}
@@ -135,7 +111,7 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter, prState st
 		defer f.Close()
 		entries, err := bulk.ParseManifest(f)
 		if err != nil {
-			return bulk.Spec{}, exitError{code: 2, err: fmt.Errorf("%s: %w", manifest, err)}
+			return bulk.Spec{}, exitError{code: exitUsage, err: fmt.Errorf("%s: %w", manifest, err)}
 		}
 		return bulk.Spec{Name: manifest, Source: "manifest:" + manifest, Entries: entries}, nil
 	}

@@ -34,7 +34,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, exitError{code: 2, err: err}
+			return nil, exitError{code: exitUsage, err: err}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -92,5 +92,5 @@ func checkFormat(f string) error {
 	case "markdown", "md", "json", "sarif":
 		return nil
 	}
-	return exitError{code: 2, err: fmt.Errorf("unknown --format %q (markdown, json or sarif)", f)}
+	return exitError{code: exitUsage, err: fmt.Errorf("unknown --format %q (markdown, json or sarif)", f)}
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
-	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/health"
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
@@ -31,7 +30,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Workers clone with the GitHub credentials: a key that is not there
 	// stops the worker here rather than failing every clone later.
 	if err := a.GitHub.Check(); err != nil {
-		return exitError{code: 2, err: err}
+		return exitError{code: exitUsage, err: err}
 	}
 	w, err := a.NewWorker(a.Cfg.Worker)
 	if err != nil {
@@ -81,7 +80,7 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
 		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
-		sched := &bulk.Scheduler{App: a, Schedules: a.Cfg.Scheduler.Schedules}
+		sched := a.BulkScheduler()
 		errc := make(chan error, 1)
 		go func() {
 			err := sched.Run(ctx)
@@ -145,7 +144,7 @@ func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	if len(args) == 0 {
-		return exitError{code: 2, err: errors.New(localUsage)}
+		return exitError{code: exitUsage, err: errors.New(localUsage)}
 	}
 	dir, err := localenv.DefaultDataDir()
 	if err != nil {
@@ -187,5 +186,5 @@ func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 		return cmd.Run()
 	}
-	return exitError{code: 2, err: errors.New(localUsage)}
+	return exitError{code: exitUsage, err: errors.New(localUsage)}
 }

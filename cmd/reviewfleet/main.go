@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprint(stderr, usage)
-		return exitError{code: 2, err: fmt.Errorf("unknown command %q", args[0])}
+		return exitError{code: exitUsage, err: fmt.Errorf("unknown command %q", args[0])}
 	}
 	err := cmd(ctx, args[1:], stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {

@@ -165,6 +165,10 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 	if err != nil || !strings.Contains(status, "done") || !strings.Contains(status, "eval") {
 		t.Fatalf("status: %v\n%s", err, status)
 	}
+	// The recorded expert reads the cited file in each run.
+	if !strings.Contains(status, "runs; tools: read_file") || !strings.Contains(status, "rounds; tools: read_file 1 hit") {
+		t.Errorf("status lacks the expert runs' tool health:\n%s", status)
+	}
 	sarif, _, err := runEnv(t, env, "report", doc.ReviewID, "--format", "sarif")
 	if err != nil || !strings.Contains(sarif, `"version": "2.1.0"`) {
 		t.Fatalf("report: %v\n%s", err, sarif)

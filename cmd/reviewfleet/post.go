@@ -21,7 +21,7 @@ func cmdPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet post REVIEW_ID")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet post REVIEW_ID")}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
 	if err != nil {
@@ -48,7 +48,7 @@ func checkPRFlags(prURL string, post, noWait, demo bool, req submit.Request) err
 }
 
 // submitPR reads a pull request and submits its review.
-func submitPR(ctx context.Context, a *app.App, raw, since string, stderr io.Writer) (string, error) {
+func submitPR(ctx context.Context, a *app.App, sub *app.Submission, raw, since string, stderr io.Writer) (string, error) {
 	id, err := pullrequest.ParseURL(raw)
 	if err != nil {
 		return "", exitError{code: exitUsage, err: err}
@@ -63,7 +63,7 @@ func submitPR(ctx context.Context, a *app.App, raw, since string, stderr io.Writ
 	}
 	info.Host = id.Host
 	fmt.Fprintf(stderr, "pull request %s: %s..%s\n", info.PullRequest, short(info.BaseSHA), short(info.HeadSHA))
-	return pullrequest.Submit(ctx, a, a.Store, info, since)
+	return pullrequest.Submit(ctx, sub, a.Store, info, since)
 }
 
 // postReview posts a review and says what it did.

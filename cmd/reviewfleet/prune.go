@@ -24,11 +24,11 @@ func cmdPrune(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *olderThan != "" {
 		if _, err := config.ParseAge(*olderThan); err != nil {
-			return exitError{code: 2, err: fmt.Errorf("--older-than: %w", err)}
+			return exitError{code: exitUsage, err: fmt.Errorf("--older-than: %w", err)}
 		}
 	}
 	if *batchSize < 0 {
-		return exitError{code: 2, err: fmt.Errorf("--batch-size must be positive, got %d", *batchSize)}
+		return exitError{code: exitUsage, err: fmt.Errorf("--batch-size must be positive, got %d", *batchSize)}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, NoStartLocal: true, Notices: io.Discard}, func(c *config.Config) {
 		if *olderThan != "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/stages/report"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -90,6 +91,16 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if r.Error != "" {
 		fmt.Fprintf(stdout, "error   %s\n", r.Error)
 	}
+	if err := printExpertTools(ctx, a.Store, r.ID, stdout); err != nil {
+		return err
+	}
+	var servers heartbeat.Servers
+	if !a.LocalRedis && a.Inspector != nil {
+		servers = a.Inspector
+	}
+	if stall := progress.Stalled(ctx, a.Store, servers, r); stall != "" {
+		fmt.Fprintf(stdout, "stalled %s\n", stall)
+	}
 	return printFailedItems(ctx, a.Store, r, stdout)
 }
 
@@ -128,7 +139,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) != 1 {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet report ID [--format markdown|json|sarif]")}
 	}
 	if err := checkFormat(*format); err != nil {
 		return err

@@ -92,9 +92,9 @@ func (r *replayRun) Close() {
 }
 
 // misses delivers the first request the recording has no reply for (never,
-// for a live demo).
+// for a live demo or without a replay).
 func (r *replayRun) misses() <-chan error {
-	if r.srv == nil {
+	if r == nil || r.srv == nil {
 		return nil
 	}
 	return r.srv.Misses()
@@ -121,18 +121,18 @@ func (r *replayRun) edit(c *config.Config) {
 
 // submit stores the recorded review again, with the recorded files,
 // items, snapshot and configuration, and hands its replies to the server.
-func (r *replayRun) submit(ctx context.Context, a *app.App) (string, error) {
+func (r *replayRun) submit(ctx context.Context, st *store.Store, sub *app.Submission) (string, error) {
 	if r.live != nil {
-		nr, err := a.Prepare(ctx, submit.Request{Repo: r.sample.Dir, Base: r.sample.Base, Head: r.sample.Head})
+		nr, err := sub.Prepare(ctx, submit.Request{Repo: r.sample.Dir, Base: r.sample.Base, Head: r.sample.Head})
 		if err != nil {
 			return "", err
 		}
 		// A fixed name, not the temporary directory: prompts quote it.
 		nr.Repo, nr.DedupeKey = demo.RepoName, ""
-		return r.create(ctx, a, nr)
+		return sub.Create(ctx, nr)
 	}
 	if r.rec == nil {
-		rec, err := replay.Load(ctx, a.Store, r.reviewID)
+		rec, err := replay.Load(ctx, st, r.reviewID)
 		if err != nil {
 			return "", err
 		}
@@ -149,16 +149,5 @@ func (r *replayRun) submit(ctx context.Context, a *app.App) (string, error) {
 	if r.snapshot != "" {
 		nr.Snapshot = r.snapshot
 	}
-	return r.create(ctx, a, nr)
-}
-
-// create stores nr queued and admits it, alone when this process is the
-// fleet.
-func (r *replayRun) create(ctx context.Context, a *app.App, nr store.NewReview) (string, error) {
-	nr.Queued = true
-	if a.LocalRedis {
-		nr.ID = uuid.NewString()
-		a.Pipeline.AdmitOnly = nr.ID
-	}
-	return a.Create(ctx, nr)
+	return sub.Create(ctx, nr)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
-	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -125,11 +124,11 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	// The demo prepares its database itself; a real review expects `migrate`.
-	opts := app.Options{Migrate: *useDemo}
+	appOpts := app.Options{Migrate: *useDemo}
 	if rp != nil {
-		opts.InProcessReason = "the recorded replies are served from this process"
+		appOpts.InProcessReason = "the recorded replies are served from this process"
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, opts, edit)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, appOpts, edit)
 	if err != nil {
 		return err
 	}
@@ -138,68 +137,35 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
 	}
 
-	var id string
+	run := app.ReviewRequest{Change: req}
 	switch {
 	case rp != nil:
-		id, err = rp.submit(ctx, a)
+		run.Submit = func(ctx context.Context, sub *app.Submission) (string, error) { return rp.submit(ctx, a.Store, sub) }
 	case *prURL != "":
-		id, err = submitPR(ctx, a, *prURL, *since, stderr)
-	default:
-		id, err = a.Submit(ctx, req)
+		run.Submit = func(ctx context.Context, sub *app.Submission) (string, error) {
+			return submitPR(ctx, a, sub, *prURL, *since, stderr)
+		}
 	}
-	if err != nil {
-		return err
+	opts := app.RunOptions{NoWait: *noWait, Progress: stderr}
+	if *quiet {
+		opts.Progress = nil
 	}
-	if *noWait {
-		fmt.Fprintln(stdout, id)
-		return nil
-	}
-
-	// With an in-process Redis this command is the fleet: run a worker and
-	// a reconciler scoped to this review until it ends.
-	waitCtx, stopWaiting := context.WithCancelCause(ctx)
-	defer stopWaiting(nil)
 	if rp != nil {
 		// A request the recording has no reply for ends the review with
 		// that error rather than leaving the item to fail and retry.
-		go func() {
-			select {
-			case miss := <-rp.misses():
-				stopWaiting(miss)
-			case <-waitCtx.Done():
-			}
-		}()
+		opts.Abort = rp.misses()
 	}
-	stopFleet, err := startLocalFleet(ctx, a, id, stopWaiting)
+	out, err := a.RunReview(ctx, run, opts)
+	if out.Interrupted && printReport(context.WithoutCancel(ctx), a.Store, out.ID, *format, stdout) == nil {
+		return exitError{code: exitFailed, err: fmt.Errorf("review %s interrupted: it is partial, and the report above lists what did not run", out.ID)}
+	}
 	if err != nil {
 		return err
 	}
-	defer stopFleet()
-
-	var progOut io.Writer = stderr
-	if *quiet {
-		progOut = io.Discard
-	}
-	r, err := progress.Wait(waitCtx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout)
-	if err != nil {
-		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
-			err = cause
-		}
-		if a.LocalRedis {
-			reason := "stopped: the command running its in-process worker ended (" + err.Error() + ")"
-			interrupted := ctx.Err() != nil // Ctrl-C or a signal, not a failure of the review
-			if interrupted {
-				reason = render.InterruptedPrefix + "the command running its in-process worker was stopped (Ctrl-C or a signal)"
-			}
-			if abandonLocalReview(ctx, a, id, reason, stopFleet) && interrupted &&
-				printReport(context.WithoutCancel(ctx), a.Store, id, *format, stdout) == nil {
-				return exitError{code: exitFailed, err: fmt.Errorf("review %s interrupted: it is partial, and the report above lists what did not run", id)}
-			}
-		}
-		return err
-	}
-	if r.Status == store.StatusFailed {
-		a.StoreFailureReport(ctx, id)
+	id, r := out.ID, out.Review
+	if *noWait {
+		fmt.Fprintln(stdout, id)
+		return nil
 	}
 	if err := printReport(ctx, a.Store, id, *format, stdout); err != nil {
 		return err

@@ -31,13 +31,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeApp()
 	wcfg := a.Cfg.Webhook
 	if wcfg.Secret == "" {
-		return exitError{code: 2, err: errors.New("serve needs webhook.secret (GITHUB_WEBHOOK_SECRET): unsigned deliveries are refused")}
+		return exitError{code: exitUsage, err: errors.New("serve needs webhook.secret (GITHUB_WEBHOOK_SECRET): unsigned deliveries are refused")}
 	}
 	if a.LocalRedis || a.Cfg.DatabaseURL == "" {
-		return exitError{code: 2, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+		return exitError{code: exitUsage, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
 	}
 	if err := a.GitHub.Check(); err != nil {
-		return exitError{code: 2, err: err}
+		return exitError{code: exitUsage, err: err}
 	}
 	proc := &webhook.Processor{Store: a.Store, Clients: a.GitHub, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
 	if wcfg.Post {

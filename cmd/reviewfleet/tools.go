@@ -26,7 +26,7 @@ func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	if len(args) == 0 || args[0] != "stats" {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet prompts stats --diff FILE [--diff FILE…]")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet prompts stats --diff FILE [--diff FILE…]")}
 	}
 	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -38,7 +38,7 @@ func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	files = append(files, fs.Args()...)
 	if len(files) == 0 {
-		return exitError{code: 2, err: errors.New("give at least one --diff FILE")}
+		return exitError{code: exitUsage, err: errors.New("give at least one --diff FILE")}
 	}
 	set, err := prompts.Load(*dir)
 	if err != nil {
@@ -70,7 +70,7 @@ func cmdConfig(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	}
 	if len(args) != 1 || args[0] != "keys" {
-		return exitError{code: 2, err: errors.New("usage: reviewfleet config keys")}
+		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet config keys")}
 	}
 	for _, k := range config.Keys() {
 		fmt.Fprintf(stdout, "%-40s %s\n", k.Path, k.Env)

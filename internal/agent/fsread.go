@@ -70,7 +70,7 @@ func readFileTool(ctx context.Context, sb *sandbox, a readFileArgs, maxLines int
 	}
 	lines := splitLines(data)
 	if len(lines) == 0 {
-		return toolResult{text: rel + " is empty", fact: true}, nil
+		return toolResult{text: rel + " is empty", fact: true, empty: true}, nil
 	}
 	start := max(a.StartLine, 1)
 	if start > len(lines) {
@@ -146,7 +146,7 @@ func listDirTool(ctx context.Context, sb *sandbox, a listDirArgs) (toolResult, e
 		b.WriteString(name)
 		b.WriteByte('\n')
 	}
-	return toolResult{text: b.String(), fact: true}, nil
+	return toolResult{text: b.String(), fact: true, empty: len(entries) == 0}, nil
 }
 
 // readDirEntries lists the directory dir in name order.

@@ -30,11 +30,11 @@ func compileGlob(g string) (*glob, error) {
 		g = "**"
 	}
 	if strings.HasPrefix(g, "/") {
-		return nil, toolErrorf("path_glob must be relative to the repository root")
+		return nil, refusedf("path_glob must be relative to the repository root")
 	}
 	for _, s := range strings.Split(g, "/") {
 		if s == ".." {
-			return nil, toolErrorf("path_glob must not contain ..")
+			return nil, refusedf("path_glob must not contain ..")
 		}
 	}
 	c, err := diff.CompileGlob(g)

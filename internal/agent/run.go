@@ -65,6 +65,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	r.tracker = newTracker(r.cfg, r.task.File)
 	fence := untrusted.New()
 	r.tools = newToolbox(r.cfg, sb, r.tracker, fence)
+	r.tools.partial = r.task.ChangedFilesOnly
 	r.repeat = repeatDetector{threshold: r.cfg.RepeatThreshold}
 	r.msgs = initialMessages(r.task, r.cfg, fence)
 
@@ -165,13 +166,17 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 			r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 				Role: openai.ChatMessageRoleTool, Content: tooManyCalls(r.cfg.MaxToolCallsPerRound), ToolCallID: tc.ID,
 			})
+			r.record(ToolCall{Tool: recordTool(tc.Function.Name), Args: recordArgs(tc.Function.Arguments), Outcome: OutcomeRefused})
 			continue
 		}
 		out, err := r.tools.execute(ctx, tc, forced)
 		if err != nil {
 			return false, "", err
 		}
-		r.res.ToolCalls[tc.Function.Name]++
+		r.res.ToolCalls[recordTool(tc.Function.Name)]++
+		if out.record != nil {
+			r.record(*out.record)
+		}
 		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 			Role: openai.ChatMessageRoleTool, Content: out.text, ToolCallID: tc.ID,
 		})
@@ -200,6 +205,12 @@ func (r *runner) handleReply(ctx context.Context, resp openai.ChatCompletionResp
 		}
 	}
 	return false, nudge, nil
+}
+
+// record adds a repository tool call to the run's record.
+func (r *runner) record(c ToolCall) {
+	c.Round, c.Seq = r.res.Rounds, len(r.res.Calls)+1
+	r.res.Calls = append(r.res.Calls, c)
 }
 
 // finishFromText ends a forced summarize round whose reply carries no

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
@@ -17,7 +18,13 @@ import (
 
 // toolError is a failure reported to the model as the tool's result text.
 // Its message never contains anything read from outside the snapshot.
-type toolError struct{ msg string }
+// outcome classifies it for the run's record (OutcomeError when empty).
+type toolError struct {
+	msg     string
+	outcome ToolOutcome
+	// missing marks "no such file or directory".
+	missing bool
+}
 
 func (e *toolError) Error() string { return e.msg }
 
@@ -37,6 +44,22 @@ func toolErrorf(format string, args ...any) error {
 		}
 	}
 	return &toolError{msg: fmt.Sprintf(format, args...)}
+}
+
+// refusedf is a tool error for a call the sandbox or the budgets decline
+// by policy, as opposed to a call that failed.
+func refusedf(format string, args ...any) error {
+	te := toolErrorf(format, args...).(*toolError)
+	te.outcome = OutcomeRefused
+	return te
+}
+
+// missingf is the tool error of a path that does not exist in the
+// snapshot.
+func missingf(format string, args ...any) error {
+	te := toolErrorf(format, args...).(*toolError)
+	te.missing = true
+	return te
 }
 
 // Messages of the sandbox's refusals.
@@ -86,6 +109,15 @@ func (s *sandbox) close() error { return s.root.Close() }
 // slash-separated and relative to the root ("." for the root itself).
 func cleanRel(p string) (string, error) {
 	p = strings.TrimSpace(p)
+	// Prompts show an unusual name (a tab, a quote, a backslash, a newline)
+	// Go-quoted, so a model copies it back quoted. Any name that starts
+	// with a quote is shown quoted itself, so a whole quoted string can
+	// only mean the name inside it.
+	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+		if u, err := strconv.Unquote(p); err == nil {
+			p = u
+		}
+	}
 	if p == "" {
 		return ".", nil
 	}
@@ -94,11 +126,11 @@ func cleanRel(p string) (string, error) {
 	}
 	slashed := filepath.ToSlash(p)
 	if path.IsAbs(slashed) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
-		return "", toolErrorf(msgAbsolute)
+		return "", refusedf(msgAbsolute)
 	}
 	clean := path.Clean(slashed)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", toolErrorf(msgEscape)
+		return "", refusedf(msgEscape)
 	}
 	return clean, nil
 }
@@ -111,7 +143,7 @@ func (s *sandbox) check(p string) (string, error) {
 		return "", err
 	}
 	if s.deny.denied(rel) {
-		return "", toolErrorf("%s: %s", rel, msgDenied)
+		return "", refusedf("%s: %s", rel, msgDenied)
 	}
 	return rel, nil
 }
@@ -147,11 +179,11 @@ func (s *sandbox) enterDir(dir *os.Root, name, shown string) (*os.Root, error) {
 	fi, err := dir.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, toolErrorf("no such file or directory: %s", shown)
+		return nil, missingf("no such file or directory: %s", shown)
 	case err != nil:
 		return nil, toolErrorf("cannot stat %s", shown)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, toolErrorf("%s %s", shown, msgSymlink)
+		return nil, refusedf("%s %s", shown, msgSymlink)
 	case !fi.IsDir():
 		return nil, toolErrorf("%s is not a directory: use read_file", shown)
 	}
@@ -197,7 +229,7 @@ func (s *sandbox) readFile(p string) (data []byte, rel string, err error) {
 func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 	fi, err := dir.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, toolErrorf("no such file or directory: %s", rel)
+		return nil, missingf("no such file or directory: %s", rel)
 	}
 	if err != nil {
 		return nil, toolErrorf("cannot stat %s", rel)
@@ -227,7 +259,7 @@ func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 		return nil, toolErrorf("cannot read %s", rel)
 	}
 	if int64(len(data)) > s.maxFileBytes {
-		return nil, toolErrorf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
+		return nil, refusedf("%s is larger than the %d-byte limit", rel, s.maxFileBytes)
 	}
 	if isBinary(data) {
 		return data, nil
@@ -240,15 +272,15 @@ func (s *sandbox) readIn(dir *os.Root, name, rel string) ([]byte, error) {
 func (s *sandbox) checkRegular(fi fs.FileInfo, rel string) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return toolErrorf("%s %s", rel, msgSymlink)
+		return refusedf("%s %s", rel, msgSymlink)
 	case fi.IsDir():
 		return toolErrorf("%s is a directory: use list_dir", rel)
 	case !fi.Mode().IsRegular():
 		return toolErrorf("%s is not a regular file", rel)
 	case linkCount(fi) > 1:
-		return toolErrorf("%s %s", rel, msgHardLink)
+		return refusedf("%s %s", rel, msgHardLink)
 	case fi.Size() > s.maxFileBytes:
-		return toolErrorf("%s is too large (%d bytes; the limit is %d)", rel, fi.Size(), s.maxFileBytes)
+		return refusedf("%s is too large (%d bytes; the limit is %d)", rel, fi.Size(), s.maxFileBytes)
 	}
 	return nil
 }

@@ -21,6 +21,14 @@ func TestCleanRel(t *testing.T) {
 		{"/etc/passwd", "", msgAbsolute},
 		{"/proc/self/environ", "", msgAbsolute},
 		{"a\x00b", "", "NUL"},
+		// A name the prompt showed Go-quoted is the name inside the quotes,
+		// and unquoting never gets past the escape and absolute checks.
+		{`"t\tq\"b\\.go"`, "t\tq\"b\\.go", ""},
+		{`"src/a\nb.py"`, "src/a\nb.py", ""},
+		{`"../x"`, "", msgEscape},
+		{`"/etc/passwd"`, "", msgAbsolute},
+		{`"a\x00b"`, "", "NUL"},
+		{`"unterminated`, "\"unterminated", ""},
 	}
 	for _, tt := range tests {
 		got, err := cleanRel(tt.in)

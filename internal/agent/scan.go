@@ -123,7 +123,7 @@ func (h *hitList) add(rel string, line int, text string) bool {
 // content.
 func (h *hitList) render(what string) toolResult {
 	if len(h.lines) == 0 {
-		return toolResult{text: "no " + what + " found"}
+		return toolResult{text: "no " + what + " found", empty: true}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s in %d files", len(h.lines), what, len(h.files))

@@ -24,6 +24,11 @@ type Task struct {
 	// Root is the directory holding the head snapshot of the repository.
 	// The tools see nothing outside it.
 	Root string
+	// ChangedFilesOnly reports a snapshot that holds only the files the
+	// change touched (the repository was not available): empty searches
+	// and missing files say so, so the model does not conclude that a
+	// file it cannot see does not exist.
+	ChangedFilesOnly bool
 }
 
 // StopReason says why a run ended.
@@ -108,6 +113,9 @@ type Result struct {
 	Rounds int
 	// ToolCalls counts the calls the model made, by tool name. Never nil.
 	ToolCalls map[string]int
+	// Calls records each repository tool call with its outcome, in order
+	// (submit_verdict excluded).
+	Calls []ToolCall
 	// Phases are the exploration phase changes, in order. Never nil.
 	Phases    []PhaseChange
 	TokensIn  int

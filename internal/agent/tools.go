@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel"
@@ -19,6 +21,9 @@ type toolResult struct {
 	// fact reports whether the result holds repository content that
 	// tool_fact evidence may cite (an empty search result does not).
 	fact bool
+	// empty reports a call that ran and found nothing: no match, no
+	// definition, an empty directory or file.
+	empty bool
 }
 
 // callOutcome is the result of one tool call as the loop sees it.
@@ -26,6 +31,9 @@ type callOutcome struct {
 	text      string // the tool message sent back to the model
 	signature string // tool name and canonical arguments
 	verdict   *submission
+	// record describes a repository tool call for the run's record; nil
+	// for submit_verdict.
+	record *ToolCall
 }
 
 // toolbox executes the model's tool calls inside the sandbox, with time
@@ -38,7 +46,15 @@ type toolbox struct {
 	facts   *facts
 	// fence wraps results that hold repository content.
 	fence untrusted.Fence
+	// partial is set when the snapshot holds only the changed files:
+	// empty searches and missing files then say so.
+	partial bool
 }
+
+// partialNote ends the empty results and missing-file errors of a snapshot
+// that holds only the changed files, so the model does not take a file it
+// cannot see for a file that does not exist.
+const partialNote = "\nnote: this review's snapshot holds only the files the change touched (the repository itself was not available), so other files of the repository cannot be read or searched here"
 
 func newToolbox(cfg Config, sb *sandbox, tr *tracker, fence untrusted.Fence) *toolbox {
 	return &toolbox{
@@ -66,7 +82,15 @@ func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly
 	))
 	defer span.End()
 	out := callOutcome{signature: name + " " + canonicalArgs(raw)}
+	start := time.Now()
 	res, err := tb.dispatch(ctx, name, raw, submitOnly, &out)
+	if name != toolSubmitVerdict {
+		out.record = &ToolCall{Tool: recordTool(name), Args: recordArgs(raw), Outcome: outcomeOf(err, res), Latency: time.Since(start)}
+		if err == nil {
+			out.record.ResultBytes = len(res.text)
+		}
+		span.SetAttributes(attribute.String("reviewfleet.tool.outcome", string(out.record.Outcome)))
+	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			span.SetStatus(codes.Error, cerr.Error())
@@ -79,12 +103,18 @@ func (tb *toolbox) execute(ctx context.Context, call openai.ToolCall, submitOnly
 			te = &toolError{msg: name + " failed"}
 		}
 		out.text = "error: " + te.msg
+		if te.missing && tb.partial {
+			out.text += partialNote
+		}
 		span.SetAttributes(attribute.String("error.type", "tool_error"))
 		span.SetStatus(codes.Error, te.msg)
 		return out, nil
 	}
 	span.SetAttributes(attribute.Int("reviewfleet.tool.result_bytes", len(res.text)))
 	out.text = truncateResult(res.text, tb.cfg.MaxResultBytes)
+	if res.empty && tb.partial && name != toolReadFile {
+		out.text += partialNote
+	}
 	if res.fact {
 		tb.facts.add(name, out.text)
 		// Repository content is data, never instructions: fenced so a
@@ -104,7 +134,7 @@ func (tb *toolbox) dispatch(ctx context.Context, name, raw string, submitOnly bo
 		return toolResult{text: "verdict received"}, nil
 	}
 	if submitOnly {
-		return toolResult{}, toolErrorf("the tools are closed: the round budget is spent. Reply with your verdict as a JSON object in your message text")
+		return toolResult{}, refusedf("the tools are closed: the round budget is spent. Reply with your verdict as a JSON object in your message text")
 	}
 	switch name {
 	case toolReadFile:
@@ -174,7 +204,7 @@ func (tb *toolbox) dispatch(ctx context.Context, name, raw string, submitOnly bo
 // when the budget is spent.
 func (tb *toolbox) spendSearch() error {
 	if tb.tracker.searchesLeft() == 0 {
-		return toolErrorf("the search budget is spent (%d grep, find_symbol and list_dir calls): read the files you have found or submit your verdict", tb.cfg.SearchBudget)
+		return refusedf("the search budget is spent (%d grep, find_symbol and list_dir calls): read the files you have found or submit your verdict", tb.cfg.SearchBudget)
 	}
 	tb.tracker.recordSearch()
 	return nil
@@ -202,8 +232,8 @@ func (tb *toolbox) timed(ctx context.Context, tool, key string, fn func(context.
 	}
 	if errors.Is(err, context.DeadlineExceeded) || tctx.Err() != nil {
 		tb.backoff.timedOut(key)
-		return toolResult{}, toolErrorf("%s timed out after %s; the next call with the same scope gets %s. Narrow it: %s",
-			tool, budget, tb.backoff.budget(tool, key), narrowHint(tool))
+		return toolResult{}, &toolError{outcome: OutcomeTimeout, msg: fmt.Sprintf("%s timed out after %s; the next call with the same scope gets %s. Narrow it: %s",
+			tool, budget, tb.backoff.budget(tool, key), narrowHint(tool))}
 	}
 	return toolResult{}, err
 }

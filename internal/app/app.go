@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 
+	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -150,7 +151,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 		},
 	}
 	a.Pipeline = &pipeline.Pipeline{
-		Store: a.Store, Queue: a.Client, Triage: Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
+		Store: a.Store, Queue: a.Client, Triage: pipeline.Triage, MaxRetry: cfg.Worker.MaxRetry, Log: a.Log,
 		Admission:          store.Admission{Capacity: cfg.Fleet.MaxRunningReviews, PerBatch: cfg.Bulk.MaxRunningPerBatch},
 		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
@@ -296,10 +297,15 @@ func (a *App) Handlers() worker.Handlers {
 
 // NewWorker builds a worker serving every stage.
 func (a *App) NewWorker(cfg config.Worker) (*worker.Worker, error) {
+	return a.newWorker(cfg, a.Pipeline)
+}
+
+// newWorker builds a worker serving every stage through p.
+func (a *App) newWorker(cfg config.Worker, p *pipeline.Pipeline) (*worker.Worker, error) {
 	if a.LLM == nil {
 		return nil, errors.New("worker needs an LLM endpoint")
 	}
-	w, err := worker.New(a.RedisOpt, cfg, a.Pipeline, a.Handlers(), a.Ready, a.Log)
+	w, err := worker.New(a.RedisOpt, cfg, p, a.Handlers(), a.Ready, a.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -324,6 +330,15 @@ func (a *App) Reconciler() *scheduler.Reconciler {
 		Store: a.Store, Pipeline: a.Pipeline, Inspector: a.Inspector, Redis: a.rdb,
 		RequeueAfter: a.Cfg.Scheduler.RequeueAfter, BatchSize: a.Cfg.Scheduler.BatchSize, Log: a.Log,
 		OnFailed: func(ctx context.Context, id string) { a.StoreFailureReport(ctx, id) },
+	}
+}
+
+// BulkScheduler builds the scheduler of the configured scheduled bulk
+// reviews, submitting their batches through this app.
+func (a *App) BulkScheduler() *bulk.Scheduler {
+	return &bulk.Scheduler{
+		Redis: a.RedisOpt, Store: a.Store, Reviews: a, SubmitConcurrency: a.Cfg.Bulk.SubmitConcurrency,
+		GitHubAPIURL: a.Cfg.GitHub.APIURL, Log: a.Log, Schedules: a.Cfg.Scheduler.Schedules,
 	}
 }
 

@@ -2,17 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
-
-	"github.com/google/uuid"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
@@ -28,129 +17,108 @@ import (
 // Submit starts the review's trace: its root span covers the preparation
 // (clone, diff, snapshot) and the first enqueue, and every task of the
 // review, in any process, joins it.
-func (a *App) Submit(ctx context.Context, req submit.Request) (id string, err error) {
-	ctx, span := otel.Tracer(tracerName).Start(ctx, "review submit", trace.WithSpanKind(trace.SpanKindProducer))
-	defer func() { EndSubmitSpan(span, id, err) }()
-	nr, err := a.Prepare(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	if a.LocalRedis {
-		// This process is the review's only fleet: admit this review
-		// alone, never put another review's tasks on an in-process queue.
-		nr.ID = uuid.NewString()
-		a.Pipeline.AdmitOnly = nr.ID
-	}
-	return a.Create(ctx, nr)
+//
+// Submit admits through the fleet's pipeline: on an in-process Redis, a
+// review is run with RunReview, whose in-process fleet admits it alone.
+func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
+	return a.submission(a.Cfg, a.Pipeline, "").Submit(ctx, req)
 }
 
 // Prepare reads and parses a change into the review to store, queued,
 // with its dedupe key.
 func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	return a.prepare(ctx, a.Cfg, req)
+}
+
+// prepare is Prepare with the configuration cfg: the app's, or the app's
+// with one review's own harness settings.
+func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request) (store.NewReview, error) {
 	if req.Repos == nil && req.CacheDir == "" {
 		// Clones come from this host's cache, and the work-tree copy of a
 		// diff review goes under the same directory.
 		req.Repos, req.CacheDir = a.Snapshots, a.Snapshots.Dir
 	}
-	nr, err := submit.Prepare(ctx, a.Cfg, req)
+	nr, err := submit.Prepare(ctx, cfg, req)
 	if err != nil {
 		return nr, err
 	}
 	for _, w := range nr.ConfigWarnings {
 		a.Log.Warn("invalid repository configuration, using the defaults for it", "file", w.File, "line", w.Line, "problem", w.Message)
 	}
-	if err := a.incremental(ctx, req, &nr); err != nil {
+	digest := a.promptsDigest()
+	if err := submit.Incremental(ctx, a.Store, cfg, req, &nr, digest); err != nil {
 		return nr, err
 	}
 	nr.Queued = true
-	nr.DedupeKey = a.DedupeKey(nr)
+	nr.DedupeKey = submit.DedupeKey(nr, digest)
 	return nr, nil
 }
 
 // Create stores a prepared review, with ctx's trace context (see
 // pipeline.WithTraceContext), and admits queued reviews.
 func (a *App) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	return a.create(ctx, a.Pipeline, nr)
+}
+
+// create is Create admitting through p.
+func (a *App) create(ctx context.Context, p *pipeline.Pipeline, nr store.NewReview) (string, error) {
 	nr.Config = pipeline.WithTraceContext(ctx, nr.Config)
 	id, err := a.Store.CreateReview(ctx, nr)
 	if err != nil {
 		return "", err
 	}
-	if _, err := a.Pipeline.Admit(ctx); err != nil {
+	if _, err := p.Admit(ctx); err != nil {
 		// The review waits as queued: the scheduler admits it later.
 		a.Log.Warn("admit reviews", "review", id, "err", err)
 	}
 	return id, nil
 }
 
-// DedupeKey identifies what a review would review and how: the
-// repository, both commits (or, for a diff file, the diff itself), the
-// configuration snapshot (models and every setting) and the prompts. Two
-// reviews with the same key would give the same answer.
-func (a *App) DedupeKey(nr store.NewReview) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "repo %s\nbase %s\nhead %s\nsource %s\n", StripCredentials(nr.Repo), nr.BaseSHA, nr.HeadSHA, nr.Source)
-	h.Write(reviewSettings(nr.Config))
-	if nr.BaseSHA == "" || nr.HeadSHA == "" {
-		for _, f := range nr.Files {
-			fmt.Fprintf(h, "\nfile %s\n", f.Path)
-			_, _ = io.WriteString(h, f.Diff)
-		}
-	}
-	_, _ = io.WriteString(h, a.promptsDigest())
-	return hex.EncodeToString(h.Sum(nil))
+// Submission submits the one review a RunReview runs: prepared with that
+// run's settings and, when ID is set (this process is the review's only
+// fleet), stored under that ID and admitted alone.
+type Submission struct {
+	a        *App
+	cfg      config.Config
+	pipeline *pipeline.Pipeline
+	id       string
 }
 
-// reviewSettings is the part of a configuration snapshot that shapes a
-// review's answer: fleet, queue and schedule settings do not.
-func reviewSettings(snapshot []byte) []byte {
-	var cfg config.Config
-	if err := json.Unmarshal(snapshot, &cfg); err != nil {
-		return snapshot
-	}
-	cfg.Worker, cfg.Scheduler, cfg.Telemetry = config.Worker{}, config.Scheduler{}, config.Telemetry{}
-	cfg.Fleet, cfg.Bulk, cfg.GitHub, cfg.Webhook = config.Fleet{}, config.Bulk{}, config.GitHub{}, config.Webhook{}
-	b, err := json.Marshal(cfg)
+func (a *App) submission(cfg config.Config, p *pipeline.Pipeline, id string) *Submission {
+	return &Submission{a: a, cfg: cfg, pipeline: p, id: id}
+}
+
+// Submit prepares a change and creates its review (see App.Submit).
+func (s *Submission) Submit(ctx context.Context, req submit.Request) (id string, err error) {
+	ctx, span := submit.StartSpan(ctx)
+	defer func() { submit.EndSpan(span, id, err) }()
+	nr, err := s.Prepare(ctx, req)
 	if err != nil {
-		return snapshot
+		return "", err
 	}
-	return b
+	return s.Create(ctx, nr)
 }
 
+// Prepare reads and parses a change into the review to store (see
+// App.Prepare).
+func (s *Submission) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	return s.a.prepare(ctx, s.cfg, req)
+}
+
+// Create stores a prepared review, queued, and admits it (see App.Create).
+func (s *Submission) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	nr.Queued = true
+	if s.id != "" {
+		nr.ID = s.id
+	}
+	return s.a.create(ctx, s.pipeline, nr)
+}
+
+// promptsDigest is the digest of the app's prompt set (see
+// submit.PromptsDigest).
 func (a *App) promptsDigest() string {
 	if a.Prompts == nil {
-		return ""
+		return "" // a nil *prompts.Set is not a nil submit.Prompts
 	}
-	h := sha256.New()
-	for _, name := range a.Prompts.Names() {
-		text, _ := a.Prompts.File(name)
-		fmt.Fprintf(h, "%s %d\n%s", name, len(text), text)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// tracerName names the spans of submissions.
-const tracerName = "reviewfleet/submit"
-
-// StartSubmitSpan opens the root span of one review of a batch: a trace of
-// its own, linked to the span of the batch's submission (if any).
-func StartSubmitSpan(ctx context.Context, batchID string) (context.Context, trace.Span) {
-	opts := []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("reviewfleet.batch_id", batchID))}
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
-	}
-	return otel.Tracer(tracerName).Start(ctx, "review submit", opts...)
-}
-
-// EndSubmitSpan ends a submission's span with the review it created, or
-// the error that kept it from being created.
-func EndSubmitSpan(span trace.Span, id string, err error) {
-	if id != "" {
-		span.SetAttributes(attribute.String("reviewfleet.review_id", id))
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
+	return submit.PromptsDigest(a.Prompts)
 }

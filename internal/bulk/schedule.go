@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -15,8 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/robfig/cron/v3"
 
-	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Scheduled bulk reviews fire as tasks of this type on this queue, served
@@ -36,8 +37,19 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 // schedule's name and firing time, so even a firing handled twice
 // submits its batch once.
 type Scheduler struct {
-	App       *app.App
-	Schedules []config.Schedule
+	// Redis is the fleet's Redis: the leader's lease and the firings'
+	// queue.
+	Redis asynq.RedisConnOpt
+	// Store and Reviews submit each firing's batch (see Submitter), up to
+	// SubmitConcurrency entries at once.
+	Store             *store.Store
+	Reviews           Reviews
+	SubmitConcurrency int
+	// GitHubAPIURL is the API that lists an organisation's pull requests
+	// (empty: github.com's).
+	GitHubAPIURL string
+	Log          *slog.Logger
+	Schedules    []config.Schedule
 	// ID names this process in the lease (default: host and pid).
 	ID string
 	// LeaseTTL is how long a leader's lease lasts without renewal
@@ -52,6 +64,13 @@ type Scheduler struct {
 
 	leader atomic.Bool
 	rdb    redis.UniversalClient
+}
+
+func (s *Scheduler) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.Default()
+	}
+	return s.Log
 }
 
 // IsLeader reports whether this process holds the lease now.
@@ -76,7 +95,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if ttl <= 0 {
 		ttl = 15 * time.Second
 	}
-	rdb, ok := s.App.RedisOpt.MakeRedisClient().(redis.UniversalClient)
+	rdb, ok := s.Redis.MakeRedisClient().(redis.UniversalClient)
 	if !ok {
 		return errors.New("scheduled reviews: unexpected redis client type")
 	}
@@ -86,7 +105,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	// Several firings may run at once, so that a long submission does not
 	// hold the next firing back past its time (its batch is named by when
 	// it first ran).
-	srv := asynq.NewServer(s.App.RedisOpt, asynq.Config{
+	srv := asynq.NewServer(s.Redis, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{ScheduleQueue: 1},
 		TaskCheckInterval: 200 * time.Millisecond, LogLevel: asynq.WarnLevel,
 	})
@@ -120,7 +139,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		case err != nil:
 			// Unsure whether we still lead: stop firing, as the lease may
 			// pass to another process.
-			s.App.Log.Warn("scheduler lease", "err", err)
+			s.log().Warn("scheduler lease", "err", err)
 			stopMgr()
 		case held && mgr == nil:
 			m, err := s.newManager()
@@ -132,10 +151,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 			mgr = m
 			s.leader.Store(true)
-			s.App.Log.Info("scheduler: leading scheduled reviews", "id", s.ID)
+			s.log().Info("scheduler: leading scheduled reviews", "id", s.ID)
 		case !held && mgr != nil:
 			stopMgr()
-			s.App.Log.Info("scheduler: lost the lead", "id", s.ID)
+			s.log().Info("scheduler: lost the lead", "id", s.ID)
 		}
 		select {
 		case <-ctx.Done():
@@ -174,7 +193,7 @@ func (s *Scheduler) newManager() (*asynq.PeriodicTaskManager, error) {
 		sync = 10 * time.Second
 	}
 	return asynq.NewPeriodicTaskManager(asynq.PeriodicTaskManagerOpts{
-		RedisConnOpt:               s.App.RedisOpt,
+		RedisConnOpt:               s.Redis,
 		PeriodicTaskConfigProvider: configProvider(s.Schedules),
 		SyncInterval:               sync,
 		SchedulerOpts:              &asynq.SchedulerOpts{Location: time.UTC, LogLevel: asynq.WarnLevel},
@@ -264,7 +283,7 @@ func (s *Scheduler) handle(ctx context.Context, t *asynq.Task) error {
 	spec.ID = id
 	spec.Name = fmt.Sprintf("%s %s", sc.Name, at.UTC().Format(time.RFC3339))
 	spec.Labels = map[string]string{"schedule": sc.Name, "fired_at": at.UTC().Format(time.RFC3339)}
-	sub := &Submitter{App: s.App, Concurrency: s.App.Cfg.Bulk.SubmitConcurrency}
+	sub := &Submitter{Store: s.Store, Reviews: s.Reviews, Concurrency: s.SubmitConcurrency}
 	if _, err := sub.Submit(ctx, spec); err != nil {
 		return fmt.Errorf("scheduled review %s: %w", sc.Name, err)
 	}
@@ -314,7 +333,7 @@ func (s *Scheduler) spec(ctx context.Context, sc config.Schedule) (Spec, error) 
 		return Spec{Source: "schedule:" + sc.Name + ":manifest:" + sc.Manifest, Entries: entries}, nil
 	}
 	entries, err := ListOrgPullRequests(ctx, sc.GitHubOrg, GitHubOptions{
-		APIURL: s.App.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: sc.RepoFilter,
+		APIURL: s.GitHubAPIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: sc.RepoFilter,
 	})
 	if err != nil {
 		return Spec{}, err

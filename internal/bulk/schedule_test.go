@@ -11,10 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewfleet/reviewfleet/internal/app"
+	"github.com/hibiken/asynq"
+
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
+	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -66,6 +69,10 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 	cfg.Expert.SnapshotDir = t.TempDir()
 	cfg.Scheduler.Schedules = []config.Schedule{{Name: "often", Cron: "@every 3s", Manifest: manifest}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var mu sync.Mutex
 	firings := map[string]int{}
@@ -83,12 +90,18 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 	var scheds []*Scheduler
 	var stops []func()
 	for i := range 2 {
-		a, err := app.Open(ctx, cfg, app.Options{SkipLLM: true, Migrate: i == 0, Log: quiet})
+		st, err := store.Open(ctx, cfg.DatabaseURL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(a.Close)
-		s := &Scheduler{App: a, Schedules: cfg.Scheduler.Schedules, ID: []string{"a", "b"}[i],
+		t.Cleanup(st.Close)
+		if i == 0 {
+			if _, err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := &Scheduler{Redis: redisOpt, Store: st, Reviews: storedReviews{st: st, cfg: cfg}, Log: quiet,
+			Schedules: cfg.Scheduler.Schedules, ID: []string{"a", "b"}[i],
 			LeaseTTL: 5 * time.Second, SyncInterval: 500 * time.Millisecond, OnFiring: onFiring}
 		sctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
@@ -140,7 +153,7 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 			t.Errorf("firing %s handled %d times", id, n)
 		}
 	}
-	st := scheds[1-leader].App.Store
+	st := scheds[1-leader].Store
 	for _, id := range order {
 		b, err := st.GetBatch(ctx, id)
 		if err != nil {
@@ -154,4 +167,19 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 			t.Errorf("batch of firing %s: %+v", id, b)
 		}
 	}
+}
+
+// storedReviews prepares and stores the reviews of the firings' batches
+// without a fleet to admit them: the batches are what these tests check.
+type storedReviews struct {
+	st  *store.Store
+	cfg config.Config
+}
+
+func (r storedReviews) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	return submit.Prepare(ctx, r.cfg, req)
+}
+
+func (r storedReviews) Create(ctx context.Context, nr store.NewReview) (string, error) {
+	return r.st.CreateReview(ctx, nr)
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -56,9 +56,22 @@ type Result struct {
 	Errors     int // entries that could not be submitted
 }
 
-// Submitter submits batches through an opened app.
+// Reviews prepares a change into a review and stores it; the fleet's
+// wiring (internal/app) provides it.
+type Reviews interface {
+	// Prepare reads and parses a change into a queued review with its
+	// dedupe key.
+	Prepare(ctx context.Context, req submit.Request) (store.NewReview, error)
+	// Create stores a prepared review and admits what the fleet has room
+	// for.
+	Create(ctx context.Context, nr store.NewReview) (string, error)
+}
+
+// Submitter submits batches: it records them in Store and their reviews
+// through Reviews.
 type Submitter struct {
-	App *app.App
+	Store   *store.Store
+	Reviews Reviews
 	// Concurrency is how many entries are prepared at once (default 4).
 	Concurrency int
 	// OnEntry, when set, is called after each entry (for progress).
@@ -70,14 +83,14 @@ type Submitter struct {
 // Submit stores the batch and one review per entry, in parallel up to
 // Concurrency. Entries an earlier run of the same batch submitted are
 // skipped; an entry identical to an earlier review (same dedupe key, see
-// app.DedupeKey) is linked to it instead of being reviewed again. An entry
+// Reviews.Prepare) is linked to it instead of being reviewed again. An entry
 // that cannot be prepared (a ref that does not resolve) is recorded with
 // its error and the others go on. A cancelled batch submits nothing more.
 func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	if spec.ID == "" {
 		spec.ID = DeriveID(spec.Source, spec.Entries)
 	}
-	batch, err := s.App.Store.CreateBatch(ctx, store.Batch{
+	batch, err := s.Store.CreateBatch(ctx, store.Batch{
 		ID: spec.ID, Name: spec.Name, Source: spec.Source, Labels: spec.Labels,
 		MaxRunning: spec.MaxRunning, Entries: len(spec.Entries),
 	})
@@ -88,7 +101,7 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	if batch.Status == store.BatchCancelled {
 		return res, fmt.Errorf("batch %s was cancelled", batch.ID)
 	}
-	done, err := s.App.Store.BatchEntries(ctx, batch.ID)
+	done, err := s.Store.BatchEntries(ctx, batch.ID)
 	if err != nil {
 		return res, err
 	}
@@ -110,7 +123,7 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	}
 	clear(seen)
 	for i, e := range spec.Entries {
-		k := identity(app.StripCredentials(e.Repo), e.Base, e.Head, seen)
+		k := identity(submit.StripCredentials(e.Repo), redact.String(e.Base), redact.String(e.Head), seen) // as stored
 		if l, ok := lines[k]; ok {
 			spec.Entries[i].Line = l
 		} else if len(done) > 0 {
@@ -166,10 +179,10 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("submit batch %s interrupted (re-run the same command to resume): %w", batch.ID, err)
 	}
-	if err := s.App.Store.FinishBatchSubmission(ctx, batch.ID); err != nil {
+	if err := s.Store.FinishBatchSubmission(ctx, batch.ID); err != nil {
 		return res, err
 	}
-	res.Batch, err = s.App.Store.GetBatch(ctx, batch.ID)
+	res.Batch, err = s.Store.GetBatch(ctx, batch.ID)
 	return res, err
 }
 
@@ -178,18 +191,20 @@ func (s *Submitter) Submit(ctx context.Context, spec Spec) (Result, error) {
 // batch (the database); an entry's own problem is recorded in its row.
 func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (be store.BatchEntry, created bool, err error) {
 	// Each review of the batch is a trace of its own.
-	ctx, span := app.StartSubmitSpan(ctx, batchID)
+	ctx, span := submit.StartBatchSpan(ctx, batchID)
 	defer func() {
 		id := ""
 		if created {
 			id = be.ReviewID
 		}
-		app.EndSubmitSpan(span, id, err)
+		submit.EndSpan(span, id, err)
 	}()
 	be = store.BatchEntry{
-		Line: e.Line, Repo: app.StripCredentials(e.Repo), BaseRef: e.Base, HeadRef: e.Head, Labels: e.Labels,
+		// Refs are stored redacted, as the review stores them: a branch
+		// may be named after a token.
+		Line: e.Line, Repo: submit.StripCredentials(e.Repo), BaseRef: redact.String(e.Base), HeadRef: redact.String(e.Head), Labels: e.Labels,
 	}
-	if b, err := s.App.Store.GetBatch(ctx, batchID); err != nil {
+	if b, err := s.Store.GetBatch(ctx, batchID); err != nil {
 		return be, false, err
 	} else if b.Status == store.BatchCancelled {
 		return be, false, fmt.Errorf("batch %s was cancelled", batchID)
@@ -198,10 +213,10 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 		e.key = identity(be.Repo, e.Base, e.Head, map[string]int{})
 	}
 	id := uuid.NewSHA1(uuid.MustParse(batchID), []byte("entry "+e.key)).String()
-	if _, err := s.App.Store.GetReview(ctx, id); err == nil {
+	if _, err := s.Store.GetReview(ctx, id); err == nil {
 		// Created by an interrupted run that did not get to record it.
 		be.ReviewID = id
-		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+		return be, false, s.Store.SaveBatchEntry(ctx, batchID, be)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return be, false, err
 	}
@@ -209,41 +224,41 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	if e.PR != nil {
 		req.ChangeKey = e.PR.ChangeKey()
 	}
-	nr, err := s.App.Prepare(ctx, req)
+	nr, err := s.Reviews.Prepare(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return be, false, ctx.Err()
 		}
-		be.Error = app.StripCredentials(err.Error())
-		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+		be.Error = submit.StripCredentials(err.Error())
+		return be, false, s.Store.SaveBatchEntry(ctx, batchID, be)
 	}
 	nr.ID, nr.Kind = id, store.KindBulk
-	nr.Repo = app.StripCredentials(nr.Repo)
+	nr.Repo = submit.StripCredentials(nr.Repo)
 	be.DedupeKey = nr.DedupeKey
 
 	// Two identical entries submitted at once must not both miss each other.
 	unlock := s.locks.Lock(nr.DedupeKey)
 	defer unlock()
-	dup, err := s.App.Store.FindDuplicate(ctx, nr.DedupeKey, batchID)
+	dup, err := s.Store.FindDuplicate(ctx, nr.DedupeKey, batchID)
 	if err != nil {
 		return be, false, err
 	}
 	if dup != "" {
 		be.ReviewID, be.Duplicate = dup, true
-		return be, false, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+		return be, false, s.Store.SaveBatchEntry(ctx, batchID, be)
 	}
-	if _, err := s.App.Create(ctx, nr); err != nil {
+	if _, err := s.Reviews.Create(ctx, nr); err != nil {
 		return be, false, err
 	}
 	if e.PR != nil {
 		pr := *e.PR
 		pr.HeadSHA = nr.HeadSHA
-		if err := s.App.Store.SetReviewPullRequest(ctx, id, pr); err != nil {
+		if err := s.Store.SetReviewPullRequest(ctx, id, pr); err != nil {
 			return be, false, err
 		}
 	}
 	be.ReviewID = id
-	return be, true, s.App.Store.SaveBatchEntry(ctx, batchID, be)
+	return be, true, s.Store.SaveBatchEntry(ctx, batchID, be)
 }
 
 // identity names what an entry reviews (repository without credentials,

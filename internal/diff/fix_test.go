@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Issue 11, "Prompts": a proposed fix is a unified diff that must apply
-// to the head version; one that does not is never shown.
+// A proposed fix is a unified diff that must apply to the head version;
+// one that does not is never shown.
 func TestParseFixAndApplies(t *testing.T) {
 	t.Parallel()
 	head := strings.Split("package a\n\nfunc first(xs []int) int {\n\treturn xs[0]\n}", "\n")

@@ -60,11 +60,14 @@ type ClassifyOptions struct {
 	// without a slash matches the base name at any depth, and a trailing
 	// slash matches everything under a directory. Default: none.
 	IgnoreGlobs []string
+	// Deny lists the paths no stage may read (Glob syntax, matched
+	// ignoring case); empty means DefaultDeny. .git is always denied.
+	Deny []string
 }
 
 // Classify reports whether f should be left out of a review and why. The
 // checks run in this order and the first that matches gives the reason:
-// binary, deleted, symlink, submodule, vendored, lock_file, generated (by name), ignored,
+// denied (the new or the old path: a renamed .env holds the same secrets), binary, deleted, symlink, submodule, vendored, lock_file, generated (by name), ignored,
 // no_changes, generated (by marker comment), too_large. Paths are those of
 // f.Path(). A malformed glob never matches; validate globs with CheckGlob
 // when reading configuration.
@@ -73,6 +76,9 @@ func Classify(f *File, opts ClassifyOptions) (skip bool, reason string) {
 		return true, ReasonNoChanges
 	}
 	p := f.Path()
+	if deny := NewDenyList(opts.Deny); deny.Denied(f.NewPath) || deny.Denied(f.OldPath) {
+		return true, ReasonDenied
+	}
 	switch {
 	case f.Binary || hasNUL(f):
 		return true, ReasonBinary

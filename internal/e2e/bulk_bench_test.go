@@ -111,7 +111,7 @@ func runBulkBench(b *testing.B, n, workers, rpm int) {
 
 	b.ResetTimer()
 	start := time.Now()
-	sub2 := &bulk.Submitter{App: sub, Concurrency: cfg.Bulk.SubmitConcurrency}
+	sub2 := &bulk.Submitter{Store: sub.Store, Reviews: sub, Concurrency: cfg.Bulk.SubmitConcurrency}
 	res, err := sub2.Submit(ctx, bulk.Spec{Name: "bench", Source: "bench", Entries: entries})
 	if err != nil {
 		b.Fatal(err)

@@ -39,7 +39,7 @@ func TestBulkResumeMatchesEntriesByWhatTheyReview(t *testing.T) {
 		}
 		e = append(e, bulk.Entry{Line: i + 1, Repo: r.Dir, Base: r.Base, Head: r.Head})
 	}
-	sub := &bulk.Submitter{App: a, Concurrency: 2}
+	sub := &bulk.Submitter{Store: a.Store, Reviews: a, Concurrency: 2}
 	const id = "6f1c2d9e-0000-4000-8000-000000000001"
 	first, err := sub.Submit(ctx, bulk.Spec{ID: id, Name: "org", Source: "test", Entries: []bulk.Entry{e[0], e[1]}})
 	if err != nil || first.New != 2 {

@@ -121,7 +121,7 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 
 // An expert whose model keeps failing is retried; the last attempt stores
 // the run with stop reason "error", lowers the finding to at most the
-// verify floor (a failed check never leaves it as if unchecked, issue 11)
+// verify floor (a failed check never leaves it as if unchecked)
 // and fails the item. With every expert item failed, nothing was
 // investigated: the review fails.
 func TestFailingExpertRunsAreRecorded(t *testing.T) {

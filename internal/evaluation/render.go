@@ -3,7 +3,8 @@ package evaluation
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,7 +30,7 @@ func WriteMarkdown(w io.Writer, r Run) error {
 		fmt.Fprintf(&b, "\nThe judge made %d calls (%d tokens, $%.4f), not counted above.\n", t.JudgeCalls, t.JudgeTokens, t.JudgeCost)
 	}
 	fmt.Fprintf(&b, "\n## Per risk type\n\n| risk type | TP | FP | FN | precision | recall | F1 |\n|---|---|---|---|---|---|---|\n")
-	for _, k := range sortedKeys(t.PerRiskType) {
+	for _, k := range slices.Sorted(maps.Keys(t.PerRiskType)) {
 		c := t.PerRiskType[k]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f |\n", k, c.TP, c.FP, c.FN, c.Precision(), c.Recall(), c.F1())
 	}
@@ -136,7 +137,7 @@ func harnessText(h map[string]bool) string {
 		return "as configured"
 	}
 	var parts []string
-	for _, k := range sortedKeys(h) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		v := "on"
 		if !h[k] {
 			v = "off"
@@ -144,15 +145,6 @@ func harnessText(h map[string]bool) string {
 		parts = append(parts, k+" "+v)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func orNone(s string) string {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -73,4 +74,31 @@ func Alive(ctx context.Context, rdb redis.UniversalClient, workerIDs []string) (
 		out[id] = cmds[i].Val() > 0
 	}
 	return out, nil
+}
+
+// Servers lists the queue servers alive in Redis; *asynq.Inspector
+// satisfies it.
+type Servers interface {
+	Servers() ([]*asynq.ServerInfo, error)
+}
+
+// NoWorker returns a one-line warning when no live worker serves queue,
+// and "" when one does or the list could not be read (a submitter must
+// not cry wolf over a Redis blip). asynq drops a server from its list
+// within seconds of the server's last beat, so a fleet that was killed is
+// seen to be gone soon too.
+func NoWorker(servers Servers, queue string) string {
+	list, err := servers.Servers()
+	if err != nil {
+		return ""
+	}
+	for _, s := range list {
+		if _, ok := s.Queues[queue]; ok && s.Status == "active" {
+			return ""
+		}
+	}
+	if len(list) == 0 {
+		return fmt.Sprintf("no live worker: nothing serves queue %s — start `reviewfleet worker` with this REDIS_URL", queue)
+	}
+	return fmt.Sprintf("no live worker serves queue %s (%d other servers are up) — start `reviewfleet worker` with this REDIS_URL", queue, len(list))
 }

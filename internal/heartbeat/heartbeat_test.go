@@ -2,10 +2,13 @@ package heartbeat_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
@@ -51,5 +54,30 @@ func TestBeatAndAlive(t *testing.T) {
 	<-done
 	if alive, err := heartbeat.Alive(bg, rdb, []string{"w1"}); err != nil || alive["w1"] {
 		t.Errorf("after a clean stop: alive=%v err=%v", alive, err)
+	}
+}
+
+type fakeServers struct {
+	list []*asynq.ServerInfo
+	err  error
+}
+
+func (f fakeServers) Servers() ([]*asynq.ServerInfo, error) { return f.list, f.err }
+
+func TestNoWorkerNamesAQueueNobodyServes(t *testing.T) {
+	t.Parallel()
+	serving := &asynq.ServerInfo{Status: "active", Queues: map[string]int{"intent": 10}}
+	stopping := &asynq.ServerInfo{Status: "stopped", Queues: map[string]int{"expert": 30}}
+	if msg := heartbeat.NoWorker(fakeServers{list: []*asynq.ServerInfo{serving}}, "intent"); msg != "" {
+		t.Errorf("a live server serves intent, got %q", msg)
+	}
+	if msg := heartbeat.NoWorker(fakeServers{}, "intent"); !strings.Contains(msg, "no live worker") || !strings.Contains(msg, "intent") {
+		t.Errorf("no server at all: %q", msg)
+	}
+	if msg := heartbeat.NoWorker(fakeServers{list: []*asynq.ServerInfo{serving, stopping}}, "expert"); !strings.Contains(msg, "expert") {
+		t.Errorf("a stopping server serves nothing: %q", msg)
+	}
+	if msg := heartbeat.NoWorker(fakeServers{err: errors.New("redis down")}, "intent"); msg != "" {
+		t.Errorf("an unreadable list must not be taken for an empty fleet: %q", msg)
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/reviewfleet/reviewfleet/internal/dataset"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
-	"github.com/reviewfleet/reviewfleet/internal/evaluation"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -57,7 +57,7 @@ type knownFinding struct {
 	riskType    review.RiskType
 	severity    string
 	code        string // verbatim code on one of its lines
-	related     []evaluation.Related
+	related     []dataset.Related
 	decoy       bool
 	decoyLine   int
 	description string
@@ -76,7 +76,7 @@ type changedFile struct {
 // the longest line of its range read from the case's repository (the work
 // tree next to a diff, or the head revision) or from the diff.
 func NewGoldenReviewer(ctx context.Context, dir string) (*GoldenReviewer, error) {
-	cases, err := evaluation.LoadDataset(dir)
+	cases, err := dataset.LoadDataset(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func NewGoldenReviewer(ctx context.Context, dir string) (*GoldenReviewer, error)
 	return g, nil
 }
 
-func (g *GoldenReviewer) addCase(ctx context.Context, c evaluation.Case) error {
+func (g *GoldenReviewer) addCase(ctx context.Context, c dataset.Case) error {
 	changed, err := caseDiff(ctx, c)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (g *GoldenReviewer) addCase(ctx context.Context, c evaluation.Case) error {
 
 // caseDiff parses what the case reviews: its patch, or base..head of its
 // repository.
-func caseDiff(ctx context.Context, c evaluation.Case) ([]*diff.File, error) {
+func caseDiff(ctx context.Context, c dataset.Case) ([]*diff.File, error) {
 	var data []byte
 	var err error
 	if c.Diff != "" {
@@ -192,14 +192,14 @@ func caseDiff(ctx context.Context, c evaluation.Case) ([]*diff.File, error) {
 // tree next to a diff, from the head revision, or (a diff alone, or a
 // file the repository lacks) the added and context lines the diff shows,
 // the rest empty.
-func caseFile(ctx context.Context, c evaluation.Case, name string, changed []*diff.File) ([]string, error) {
+func caseFile(ctx context.Context, c dataset.Case, name string, changed []*diff.File) ([]string, error) {
 	repo := c.RepoPath()
 	var data []byte
 	var err error
 	switch {
 	case c.Diff == "" && repo != "":
 		data, err = gitsrc.ReadFile(ctx, repo, c.Head, name)
-	case repo != "" && !evaluation.IsRemote(repo):
+	case repo != "" && !dataset.IsRemote(repo):
 		data, err = gitsrc.ReadFile(ctx, repo, "", name)
 	default:
 		return diffSide(changed, name)

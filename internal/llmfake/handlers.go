@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,16 +28,7 @@ func LastUser(req openai.ChatCompletionRequest) string {
 		if m.Role != openai.ChatMessageRoleUser {
 			continue
 		}
-		if m.Content != "" || len(m.MultiContent) == 0 {
-			return m.Content
-		}
-		var parts []string
-		for _, p := range m.MultiContent {
-			if p.Text != "" {
-				parts = append(parts, p.Text)
-			}
-		}
-		return strings.Join(parts, "\n")
+		return messageText(m)
 	}
 	return ""
 }

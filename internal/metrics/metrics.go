@@ -73,8 +73,15 @@ var (
 	// queue, and stalled reviews it moved on, by reason.
 	ReconcilerRestored = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: ns, Name: "reconciler_restored_total",
-		Help: "Work the reconciler restored, by reason (missing: no queue held the task; completed or archived: the task ended with its item pending; dead_worker: the worker's heartbeat stopped; stalled_review: a review whose last task died before moving it on).",
+		Help: "Work the reconciler restored, by reason (missing: no queue held the task; completed or archived: the task ended with its item pending; dead_worker: the worker's heartbeat stopped; stale_lease: a task taken off a queue whose lease nobody extends; stalled_review: a review whose last task died before moving it on).",
 	}, []string{"reason"})
+	// ExpertToolCalls counts the expert agent's repository tool calls by
+	// tool (read_file, grep, find_symbol, list_dir; other for names the
+	// model invented) and outcome (hit, empty, refused, error, timeout).
+	ExpertToolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: ns, Name: "expert_tool_calls_total",
+		Help: "Repository tool calls of expert runs, by tool (read_file, grep, find_symbol, list_dir, other) and outcome (hit, empty, refused, error, timeout).",
+	}, []string{"tool", "outcome"})
 )
 
 // Registry returns a registry with the fleet's metrics, the Go runtime and
@@ -83,7 +90,7 @@ func Registry(extra ...prometheus.Collector) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		ReviewsFinished, StageItems, StageDuration, QueueWait,
-		LLMCalls, LLMTokens, LLMCost, LimiterWait, LLMRateLimited, ReconcilerRestored,
+		LLMCalls, LLMTokens, LLMCost, LimiterWait, LLMRateLimited, ReconcilerRestored, ExpertToolCalls,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"syscall"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewfleet/reviewfleet/internal/fault"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -24,8 +23,9 @@ const (
 	// by another delivery).
 	ClassNone Class = iota
 	// ClassItem: the item's own fault that another attempt may fix (a
-	// provider's 5xx or timeout, a reply that failed): retried, and the
-	// last attempt fails the item.
+	// provider's 5xx or timeout, a reply that failed, a local disk or
+	// permission refusing): retried with backoff, and the last attempt
+	// fails the item.
 	ClassItem
 	// ClassPermanent: the item's own fault that no attempt can fix (a
 	// reply that stays invalid after repair, 401/403, insufficient_quota,
@@ -78,6 +78,12 @@ func Classify(err error) Class {
 	if llm.IsEndpoint(err) {
 		return ClassItem // the provider failed this call: retried, within bounds
 	}
+	if _, local := fault.Resource(err); local {
+		// A read-only or full disk, a permission, a missing path: waiting
+		// for it is no outage. The item uses its attempts, backing off,
+		// and fails with the cause named.
+		return ClassItem
+	}
 	if unavailable(err) {
 		return ClassInfra
 	}
@@ -94,10 +100,6 @@ func IsFailure(err error) bool {
 // unavailable reports Postgres, Redis or the network between them being
 // down.
 func unavailable(err error) bool {
-	if store.IsUnavailable(err) || errors.Is(err, redis.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
+	return store.IsUnavailable(err) || errors.Is(err, redis.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		fault.Network(err)
 }

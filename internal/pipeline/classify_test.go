@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,18 @@ func TestClassify(t *testing.T) {
 		{"provider 500", api(500, "boom"), ClassItem},
 		{"provider unreachable", &llm.EndpointError{Err: dial}, ClassItem},
 		{"unknown", errors.New("something odd"), ClassItem},
+		// OS errors by cause: syscall.Errno satisfies net.Error, so only
+		// the errno tells a refusing disk from a service that is away.
+		{"cache read-only", fmt.Errorf("snapshot cache not writable: %w", &os.PathError{Op: "mkdir", Path: "/c", Err: syscall.EROFS}), ClassItem},
+		{"cache full", &os.PathError{Op: "write", Path: "/c/f", Err: syscall.ENOSPC}, ClassItem},
+		{"permission", &os.PathError{Op: "open", Path: "/c/f", Err: syscall.EACCES}, ClassItem},
+		{"missing path", &os.PathError{Op: "open", Path: "/c/f", Err: syscall.ENOENT}, ClassItem},
+		{"rename on read-only", &os.LinkError{Op: "rename", Old: "/a", New: "/b", Err: syscall.EROFS}, ClassItem},
+		{"out of descriptors", os.NewSyscallError("pipe2", syscall.EMFILE), ClassItem},
+		{"redis reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, ClassInfra},
+		{"redis refused, as the syscall says", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, ClassInfra},
+		{"dns", fmt.Errorf("dial: %w", &net.DNSError{Err: "no such host", Name: "db"}), ClassInfra},
+		{"network read timeout", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, ClassInfra},
 	} {
 		if got := Classify(tc.err); got != tc.want {
 			t.Errorf("%s: Classify(%v) = %s, want %s", tc.name, tc.err, got, tc.want)

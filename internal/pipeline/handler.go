@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -50,7 +51,66 @@ func (p *Pipeline) Handler(work Work) asynq.HandlerFunc {
 // item for that worker (so the scheduler can hand it to another worker when
 // this one's heartbeat stops), and only the run holding the claim can close
 // or give back the item. A task of an item's older generation does nothing.
+// A task given back during an outage runs again after a wait that doubles
+// with each outage it meets in a row (OutageError).
 func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
+	handle := p.handle(workerID, work)
+	outages := &outageCounts{} // task IDs are unique, whichever stage's handler counts them
+	return func(ctx context.Context, t *asynq.Task) error {
+		err := handle(ctx, t)
+		id, _ := asynq.GetTaskID(ctx)
+		if Classify(err) != ClassInfra || ctx.Err() != nil {
+			outages.forget(id)
+			return err
+		}
+		// An outage uses no attempt, so asynq's own backoff, which counts
+		// attempts, would run the task again every second for as long as
+		// the outage lasts: back off on the outages this task met in a row.
+		return &OutageError{Err: err, Wait: outages.next(id)}
+	}
+}
+
+// OutageError is a task's error during an outage (Classify's ClassInfra)
+// with the wait before its next run; RetryDelay honours it.
+type OutageError struct {
+	Err  error
+	Wait time.Duration
+}
+
+func (e *OutageError) Error() string { return e.Err.Error() }
+func (e *OutageError) Unwrap() error { return e.Err }
+
+// MaxOutageWait caps the wait between runs of a task during an outage: an
+// outage that ends is noticed within it.
+const MaxOutageWait = 15 * time.Second
+
+// outageCounts counts, per task, the outages met in a row by this process.
+type outageCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// next counts one more outage of task id and returns the wait before its
+// next run: 1s, doubling, capped at MaxOutageWait.
+func (o *outageCounts) next(id string) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.n == nil || len(o.n) > 100000 {
+		o.n = map[string]int{} // tasks that moved to other workers are forgotten
+	}
+	n := o.n[id]
+	o.n[id] = n + 1
+	return min(time.Second<<min(n, 5), MaxOutageWait)
+}
+
+func (o *outageCounts) forget(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.n, id)
+}
+
+// handle is WorkerHandler without the outage backoff.
+func (p *Pipeline) handle(workerID string, work Work) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		pl, err := DecodePayload(t)
 		if err != nil {
@@ -84,7 +144,11 @@ func (p *Pipeline) WorkerHandler(workerID string, work Work) asynq.HandlerFunc {
 			outcome("stale")
 			return nil // the review ended (failed or timed out): nothing to do
 		}
-		claim, err := p.Store.ClaimItemQueued(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued())
+		attempt := 0
+		if n, ok := asynq.GetRetryCount(ctx); ok {
+			attempt = n + 1 // asynq counts only the runs IsFailure counted
+		}
+		claim, err := p.Store.ClaimItemAttempt(ctx, pl.ReviewID, pl.Stage, pl.Item, workerID, pl.Gen, pl.Queued(), attempt)
 		switch {
 		case errors.Is(err, store.ErrStaleTask):
 			outcome("stale")

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,5 +151,63 @@ func TestBudgetExceededSkipsItem(t *testing.T) {
 	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
 	if err != nil || it.Status != store.ItemSkippedBudget {
 		t.Fatalf("item: %+v %v, want skipped_budget", it, err)
+	}
+}
+
+// An outage uses no attempt, so asynq's own backoff would not grow: the
+// handler asks for a wait that doubles with each outage the task meets in
+// a row, capped, and forgets it once the task gets past the outage.
+func TestOutagesBackOff(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, err := st.CreateReview(ctx, store.NewReview{
+		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
+			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage := true
+	p := &pipeline.Pipeline{Store: st}
+	h := p.WorkerHandler("w", func(context.Context, pipeline.Payload) error {
+		if outage {
+			return fmt.Errorf("save: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+		}
+		return errors.New("the item's own fault")
+	})
+	task, err := pipeline.NewTask(ctx, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "p1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []time.Duration
+	for range 7 {
+		err := h.ProcessTask(ctx, task)
+		var oe *pipeline.OutageError
+		if !errors.As(err, &oe) {
+			t.Fatalf("an outage's error: %v, want an OutageError", err)
+		}
+		if d := pipeline.RetryDelay(0, err, llm.IsRateLimited); d != oe.Wait {
+			t.Errorf("RetryDelay %s, want the outage's wait %s", d, oe.Wait)
+		}
+		waits = append(waits, oe.Wait)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, pipeline.MaxOutageWait, pipeline.MaxOutageWait, pipeline.MaxOutageWait}
+	if fmt.Sprint(waits) != fmt.Sprint(want) {
+		t.Errorf("waits %v, want %v", waits, want)
+	}
+	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
+	if err != nil || it.Attempts != 0 || it.Claims != 7 {
+		t.Errorf("item after 7 outages: %+v %v; want 0 attempts, 7 claims", it, err)
+	}
+	outage = false
+	var oe *pipeline.OutageError
+	if err := h.ProcessTask(ctx, task); err == nil || errors.As(err, &oe) {
+		t.Fatalf("the item's own fault: %v", err)
+	}
+	outage = true
+	if err := h.ProcessTask(ctx, task); !errors.As(err, &oe) || oe.Wait != time.Second {
+		t.Errorf("the first outage after another error: %v, want a wait of 1s", err)
 	}
 }

@@ -57,8 +57,15 @@ type Pipeline struct {
 // review behaves the same on every worker.
 func Settings(r store.Review) config.Config {
 	cfg := config.Default()
-	if len(r.Config) > 0 {
-		_ = json.Unmarshal(r.Config, &cfg) // a snapshot we wrote ourselves; defaults fill gaps
+	if len(r.Config) == 0 {
+		return cfg
+	}
+	// Defaults fill the fields a snapshot lacks. A snapshot that does not
+	// decode (damaged, or written by a version whose field types differ)
+	// still yields every field that did: the review goes on with them, and
+	// the log says its settings are not all its own.
+	if err := json.Unmarshal(r.Config, &cfg); err != nil {
+		slog.Warn("decode the review's configuration snapshot: defaults stand in for what did not decode", "review", r.ID, "err", err)
 	}
 	return cfg
 }

@@ -6,6 +6,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -152,10 +153,15 @@ func StageFromTaskType(typ string) (review.Stage, bool) {
 }
 
 // RetryDelay is the backoff between attempts of a failed task: exponential
-// from 1s, capped at 30s, or the server's Retry-After for rate limits.
+// from 1s, capped at 30s, or the server's Retry-After for rate limits, or
+// the wait an outage's give-back asked for (OutageError).
 func RetryDelay(n int, err error, rateLimited func(error) (time.Duration, bool)) time.Duration {
 	if d, ok := rateLimited(err); ok && d > 0 {
 		return d
+	}
+	var oe *OutageError
+	if errors.As(err, &oe) && oe.Wait > 0 {
+		return oe.Wait
 	}
 	d := time.Second << min(n, 5)
 	return min(d, 30*time.Second)

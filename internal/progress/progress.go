@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -92,10 +93,64 @@ func reached(chain []review.Stage, cur, s review.Stage) bool {
 	return ci >= si && si >= 0
 }
 
+// Option adds to what Wait tells while it waits.
+type Option func(*waitOptions)
+
+type waitOptions struct {
+	servers heartbeat.Servers
+}
+
+// WithFleet makes Wait say when no live worker serves the review's queue
+// (servers is the queue's server list; nil: not checked).
+func WithFleet(servers heartbeat.Servers) Option {
+	return func(o *waitOptions) { o.servers = servers }
+}
+
+// StallCheckInterval is how often Wait looks for why a review is not
+// moving: no worker, or items given back by an outage.
+var StallCheckInterval = 2 * time.Second
+
+// Stalled says why a running review may not be moving, or "": no live
+// worker serving the queue of its current stage (when servers is not
+// nil), or the last outage an unfinished item of it was given back for.
+func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r store.Review) string {
+	if r.Status != store.StatusRunning {
+		return ""
+	}
+	if servers != nil {
+		if msg := heartbeat.NoWorker(servers, pipeline.QueueFor(r.Stage, r.Kind == store.KindBulk)); msg != "" {
+			return msg
+		}
+	}
+	items, err := st.UnfinishedItems(ctx, r.ID)
+	if err != nil {
+		return ""
+	}
+	for _, it := range items {
+		if it.Stage == r.Stage && it.Status == store.ItemPending && it.Error != "" {
+			return fmt.Sprintf("waiting: %s %s was given back (%s)", it.Stage, it.Key, clip(it.Error, 160))
+		}
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
 // Wait polls the review until it is done or failed, writing progress to w.
 // If the review is still running well past its deadline (no scheduler is
 // running to fail it), Wait fails it itself.
-func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration) (store.Review, error) {
+func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration, opts ...Option) (store.Review, error) {
+	var o waitOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var stall string
+	var stallChecked time.Time
 	start := time.Now()
 	out := NewPrinter(w)
 	t := time.NewTicker(PollInterval)
@@ -110,6 +165,12 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 			return r, err
 		}
 		elapsed := time.Since(start)
+		if time.Since(stallChecked) >= StallCheckInterval {
+			stall, stallChecked = Stalled(ctx, st, o.servers, r), time.Now()
+		}
+		if stall != "" {
+			line += "  ⚠ " + stall
+		}
 		out.Update(elapsed, line)
 		if r.Status == store.StatusDone || r.Status == store.StatusFailed {
 			out.End()

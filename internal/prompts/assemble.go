@@ -39,7 +39,7 @@ func (s *Set) IntentChunkedSystem(packs []Pack) string {
 
 // FloorPlaceholder in the verify prompt is replaced by the configured
 // confidence floor (harness.verify_confidence_floor), so the prompt never
-// states a number the pipeline does not apply (issue 11 point 6).
+// states a number the pipeline does not apply.
 const FloorPlaceholder = "{{floor}}"
 
 // VerifySystem returns the system prompt of the verify stage, with the

@@ -123,8 +123,8 @@ func detect(path, diffText string) (hits []Hit, code bool) {
 	}
 	if len(hits) > 0 && !slices.ContainsFunc(hits, func(h Hit) bool { return h.Pack == PackAuthorization }) && isAuthPath(path) {
 		// Code in an auth, credential or permission file keeps the
-		// authorization pack whatever its lines say (issue 11 point 6):
-		// other signals must not push it out.
+		// authorization pack whatever its lines say: other signals must
+		// not push out the pack an access-control change needs most.
 		hits = append(hits, Hit{Signal: "auth path", Pack: PackAuthorization, Line: path})
 	}
 	return hits, true

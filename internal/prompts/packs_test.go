@@ -243,9 +243,9 @@ func TestSplitIdent(t *testing.T) {
 	}
 }
 
-// Issue 11 point 6 (seed 000's progressive context must not lose the
-// pack a change needs): a change touching authentication keeps the
-// authorization pack even when other signals fire.
+// Progressive context must not lose the pack a change needs: a change
+// touching authentication keeps the authorization pack even when other
+// signals fire.
 func TestAuthChangesKeepTheAuthorizationPack(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, path, diff string }{
@@ -265,9 +265,9 @@ func TestAuthChangesKeepTheAuthorizationPack(t *testing.T) {
 	}
 }
 
-// Issue 11, "Prompts": memory safety (C/C++, unsafe Rust, cgo) and
-// resource leaks are risk types with packs of their own (seed 000's
-// progressive context selects them from the change).
+// Memory safety (C/C++, unsafe Rust, cgo) and resource leaks are risk
+// types with packs of their own, which progressive context selects from
+// the change.
 func TestMemorySafetyAndResourceLeakPacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

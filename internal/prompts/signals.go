@@ -149,8 +149,9 @@ var signals = []signal{
 		match: anyWords("admin", "admins", "superuser", "is admin", "permission", "permissions", "role", "roles",
 			"authorize", "authorized", "unauthorized", "authorization", "authz", "authenticate", "authenticated",
 			"rbac", "acl", "forbidden", "current user", "tenant", "tenant id",
-			// Issue 11 point 6: a change to auth, login or signing code
-			// said in these words lost the authorization pack.
+			// Auth, login and signing code is often named in these
+			// words only: without them such a change lost the
+			// authorization pack.
 			"auth", "authn", "login", "logout", "signin", "sign in", "sso", "saml", "ldap", "hmac", "privilege", "privileges")},
 	{name: "access-control annotations", pack: PackAuthorization,
 		match: anyLine(`@(PreAuthorize|PostAuthorize|Secured|RolesAllowed|PermitAll|DenyAll|login_required|permission_required)\b|` +

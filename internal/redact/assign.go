@@ -10,7 +10,25 @@ import (
 // envLine is a .env / shell assignment at the start of a line: NAME=value,
 // also after a diff prefix and after the line numbers prompts put before
 // code ("  12 + NAME=…", "  12 | NAME=…", "12: NAME=…").
-var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=`)
+// A Dockerfile's ENV and ARG, a shell's export and a Java properties
+// file's dotted names (spring.datasource.password=…) are the same form.
+var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:(?:export|ENV|ARG|set|SET)\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)=`)
+
+// envSpace is a Dockerfile's older ENV NAME value form.
+var envSpace = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*ENV\s+([A-Za-z_][A-Za-z0-9_]*)\s+(\S.*?)\s*$`)
+
+// iniLine is NAME = value or NAME: value alone on a line with a bare
+// value: INI, TOML without quotes, YAML, .properties. Code assigns
+// expressions the same way, so the value is judged by iniValue.
+var iniLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s*([^\s"'` + "`" + `]+)\s*$`)
+
+// xmlElement is <name>value</name> (Maven's settings.xml, .NET configs).
+var xmlElement = regexp.MustCompile(`<([A-Za-z_][\w.\-:]*)>\s*([^<\s][^<]*?)\s*</([A-Za-z_][\w.\-:]*)>`)
+
+// pairCall is a name and a value given as two string arguments:
+// os.Setenv("API_TOKEN", "…"), define('DB_PASSWORD', '…'),
+// headers.set("X-Api-Key", "…").
+var pairCall = regexp.MustCompile(`(["'])([A-Za-z_][\w.\-]*)["']\s*,\s*(["'])([^"'\s]+)["']`)
 
 // assignment is NAME = value, NAME: value, "NAME": "value", NAME := value
 // in code, YAML, JSON, TOML and the like. Group 1 is the name, 2 the
@@ -25,6 +43,28 @@ func assignments(l, low string) []hit {
 		return nil
 	}
 	var hits []hit
+	// Each form is tried only on lines holding its telltale, cheaply.
+	if m := envSpaceMatch(l); m != nil {
+		if kind := secretKind(l[m[2]:m[3]]); kind != "" && notPlaceholder(l[m[4]:m[5]]) {
+			hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
+		}
+	}
+	if m := iniLine.FindStringSubmatchIndex(l); m != nil {
+		if kind := secretKind(l[m[2]:m[3]]); kind != "" && iniValue(l[m[4]:m[5]]) {
+			hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
+		}
+	}
+	for _, m := range xmlMatches(l) {
+		name := l[m[2]:m[3]]
+		if name == l[m[6]:m[7]] && secretKind(name) != "" && notPlaceholder(l[m[4]:m[5]]) {
+			hits = append(hits, hit{m[4], m[5], valueKind(secretKind(name), l[m[4]:m[5]])})
+		}
+	}
+	for _, m := range pairMatches(l) {
+		if kind := secretKind(l[m[4]:m[5]]); kind != "" && notPlaceholder(l[m[8]:m[9]]) && !dotted.MatchString(l[m[8]:m[9]]) {
+			hits = append(hits, hit{m[8], m[9], valueKind(kind, l[m[8]:m[9]])})
+		}
+	}
 	if m := envLine.FindStringSubmatchIndex(l); m != nil {
 		name := l[m[2]:m[3]]
 		if kind := secretKind(name); kind != "" {
@@ -85,6 +125,55 @@ func envValue(l string, i int) (int, int) {
 	}
 	v := strings.TrimRight(rest[:end], " \t\r")
 	return i, i + len(v)
+}
+
+func envSpaceMatch(l string) []int {
+	if !strings.Contains(l, "ENV ") {
+		return nil
+	}
+	return envSpace.FindStringSubmatchIndex(l)
+}
+
+func xmlMatches(l string) [][]int {
+	if !strings.Contains(l, "</") {
+		return nil
+	}
+	return xmlElement.FindAllStringSubmatchIndex(l, -1)
+}
+
+func pairMatches(l string) [][]int {
+	if !strings.Contains(l, "\",") && !strings.Contains(l, "',") {
+		return nil
+	}
+	return pairCall.FindAllStringSubmatchIndex(l, -1)
+}
+
+// notUID filters -u values: docker's -u 1000:1000 is a user and group id.
+func notUID(v string) bool {
+	return notPlaceholder(v) && strings.Trim(v, "0123456789") != ""
+}
+
+// iniValue reports whether a bare value after NAME = or NAME: on a line
+// of its own is a literal secret rather than code: not a placeholder, not
+// an identifier, path, number, call or expression.
+func iniValue(v string) bool {
+	v = strings.TrimRight(v, ";,")
+	if len(v) < 4 || !notPlaceholder(v) || dotted.MatchString(v) || strings.ContainsAny(v, "()[]{}") {
+		return false
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.Contains(v, "://") {
+		return false
+	}
+	ident, digits := true, true
+	for _, c := range v {
+		if !(unicode.IsLetter(c) || c == '_') {
+			ident = false
+		}
+		if !unicode.IsDigit(c) && c != '.' {
+			digits = false
+		}
+	}
+	return !ident && !digits
 }
 
 // valueKind refines a name's kind by its value.
@@ -165,7 +254,8 @@ func secretKind(name string) string {
 		return "aws-secret"
 	case has["azure"] && has["secret"]:
 		return "azure-client-secret"
-	case has["password"] || has["passwd"] || has["passphrase"] || (has["pwd"] && len(ws) > 1):
+	case has["password"] || has["passwd"] || has["passphrase"] || (has["pwd"] && len(ws) > 1),
+		last == "pass" && len(ws) > 1, last == "pw" && len(ws) > 1:
 		return "password"
 	case has["secret"] || has["secrets"] || has["token"] || has["apikey"] || has["credential"] || has["credentials"]:
 		return "secret"

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,6 +18,28 @@ func BenchmarkText(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for range b.N {
+		New().Text(text)
+	}
+}
+
+// BenchmarkTextCold is BenchmarkText with the line caches emptied
+// before each round: the cost of text never seen before.
+func BenchmarkTextCold(b *testing.B) {
+	data, err := os.ReadFile("testdata/clean/ordinary.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Distinct lines, as a large change has: a counter makes each copy new.
+	var sb strings.Builder
+	for i := 0; sb.Len() < 1<<20; i++ {
+		sb.WriteString(strings.ReplaceAll(string(data), "\n", fmt.Sprintf(" // %d\n", i)))
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		scanCache.reset()
+		ruleCache.reset()
 		New().Text(text)
 	}
 }

@@ -50,6 +50,8 @@ func findBlocks(lines []string) []block {
 		switch {
 		case strings.Contains(l, "PRIVATE KEY") && pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
 			b, next = pemBlock(lines, i)
+		case strings.Contains(l, "Private-Lines:") && puttyLines.MatchString(l):
+			b, next = puttyBlock(lines, i)
 		case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
 			// Not the head of a block scalar or a continued assignment.
 		case yamlBlock.MatchString(l):
@@ -63,6 +65,39 @@ func findBlocks(lines []string) []block {
 		}
 	}
 	return out
+}
+
+// puttyLines heads the private part of a PuTTY key file; the number is
+// how many base64 lines follow.
+var puttyLines = regexp.MustCompile(`^\s*[+\- ]?Private-Lines:\s*(\d+)\s*$`)
+
+func puttyBlock(lines []string, i int) (*block, int) {
+	m := puttyLines.FindStringSubmatch(lines[i])
+	n := 0
+	for _, c := range m[1] {
+		n = n*10 + int(c-'0')
+		if n > maxBlockLines {
+			n = maxBlockLines
+			break
+		}
+	}
+	b := &block{kind: "private-key"}
+	var val strings.Builder
+	j := i + 1
+	for ; j < len(lines) && j <= i+n; j++ {
+		if strings.Contains(lines[j], markerPrefix) {
+			continue
+		}
+		for _, r := range base64Run.FindAllStringIndex(lines[j], -1) {
+			val.WriteString(lines[j][r[0]:r[1]])
+			b.edits = append(b.edits, edit{j, r[0], r[1]})
+		}
+	}
+	b.value = val.String()
+	if len(b.value) < 16 {
+		return nil, i + 1
+	}
+	return b, j
 }
 
 func pemBlock(lines []string, i int) (*block, int) {

@@ -96,10 +96,16 @@ func (r *Redactor) redact(s string, isDiff bool) string {
 		b.apply(lines, off, r.marker(b.kind, b.value))
 		changed = true
 	}
+	// Diff lines are judged without their ' ', '+' or '-': rules anchored
+	// at the start of a line (.env, INI, .pgpass) see the file's line.
 	for i, l := range lines {
-		if nl := r.line(l); nl != l {
-			lines[i], changed = nl, true
+		o := off[i]
+		if nl := r.line(l[o:]); nl != l[o:] {
+			lines[i], changed = l[:o]+nl, true
 		}
+	}
+	if r.scan(lines) {
+		changed = true
 	}
 	if !changed {
 		return s
@@ -125,6 +131,25 @@ type hit struct {
 
 // line redacts one line: the table's patterns, then assignments.
 func (r *Redactor) line(l string) string {
+	hits := ruleCache.get(l, ruleHits)
+	if len(hits) == 0 {
+		return l
+	}
+	var b strings.Builder
+	prev := 0
+	for _, h := range hits {
+		b.WriteString(l[prev:h.start])
+		b.WriteString(r.marker(h.kind, l[h.start:h.end]))
+		prev = h.end
+	}
+	b.WriteString(l[prev:])
+	return b.String()
+}
+
+// ruleHits finds the secrets of one line by the table's patterns, then
+// assignments, in order of position. It depends on the line alone, so its
+// result is cached.
+func ruleHits(l string) []hit {
 	var hits []hit
 	add := func(h hit) {
 		if h.start >= h.end || strings.Contains(l[h.start:h.end], markerPrefix) {
@@ -153,19 +178,8 @@ func (r *Redactor) line(l string) string {
 	for _, h := range assignments(l, low) {
 		add(h)
 	}
-	if len(hits) == 0 {
-		return l
-	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].start < hits[j].start })
-	var b strings.Builder
-	prev := 0
-	for _, h := range hits {
-		b.WriteString(l[prev:h.start])
-		b.WriteString(r.marker(h.kind, l[h.start:h.end]))
-		prev = h.end
-	}
-	b.WriteString(l[prev:])
-	return b.String()
+	return hits
 }
 
 // PromptNote tells a model what the markers mean; every stage that shows
@@ -188,7 +202,7 @@ func hinted(low string, hints []string) bool {
 
 // nameHints are the words one of which a line must contain to hold an
 // assignment to a secret-looking name (see secretKind).
-var nameHints = []string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential"}
+var nameHints = []string{"secret", "token", "pass", "pwd", "_pw", "key", "credential", "auth"}
 
 // markerRe matches a marker, capturing its kind and number.
 var markerRe = regexp.MustCompile(`\[REDACTED:([a-z0-9-]+):(\d+)\]`)

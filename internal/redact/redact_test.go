@@ -35,6 +35,19 @@ func TestRulesCovered(t *testing.T) {
 }
 
 var ruleCases = []struct{ kind, name, in, value string }{
+	{"auth-header", "okta", `headers: { 'Authorization' => 'SSWS 00Vq8xT2mL5pR9sK3wN7yB1cF4hJ6dG0aZ2eQ8uI' }`, "00Vq8xT2mL5pR9sK3wN7yB1cF4hJ6dG0aZ2eQ8uI"},
+	{"doppler-token", "shell", `doppler run --token dp.st.prd.Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8uIoP -- make`, "dp.st.prd.Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8uIoP"},
+	{"age-secret-key", "text", `AGE-SECRET-KEY-1QX7V2ML9PR4ST8WN1YB5CF3HJ6DG0AZ2EQ8UIOPKLMNBVCXZ7ASDFGHJKL`, "AGE-SECRET-KEY-1QX7V2ML9PR4ST8WN1YB5CF3HJ6DG0AZ2EQ8UIOPKLMNBVCXZ7ASDFGHJKL"},
+	{"password", "smtplib", `s.login('alerts@acme.io', 'Wq7mZt3LpX9rKv2N')`, "Wq7mZt3LpX9rKv2N"},
+	{"password", "jdbc", `DriverManager.getConnection("jdbc:postgresql://db/shop", "shop", "Jd4kR8vP2xQ7mN5")`, "Jd4kR8vP2xQ7mN5"},
+	{"password", "plainauth", `smtp.PlainAuth("", "bot@acme.io", "Pa5sW0rdX7qL2mZ9", "mail.acme.io")`, "Pa5sW0rdX7qL2mZ9"},
+	{"telegram-bot-token", "go", `tgbotapi.NewBotAPI("7351937240:AAHq2vR8xLmN0pK4sT6uW9yZ1bC3dE5fG7h")`, "7351937240:AAHq2vR8xLmN0pK4sT6uW9yZ1bC3dE5fG7h"},
+	{"mailgun-key", "go", `mailgun.NewMailgun("mg.x.io", "key-4f1c9a0b7e2d3c6b5a8f9e0d1c2b3a4f")`, "key-4f1c9a0b7e2d3c6b5a8f9e0d1c2b3a4f"},
+	{"dockerhub-token", "shell", `echo dckr_pat_Qm3vX9tL2pR8sK1wN4yB7cF0hJ6 | docker login`, "dckr_pat_Qm3vX9tL2pR8sK1wN4yB7cF0hJ6"},
+	{"discord-token", "python", `client.run("MTA4NzY1NDMyMTA5ODc2NTQz.Gx7kPq.Vb2nM8rT4wY6zA1cE3gJ5lN7pR9tV0xZ2bD4fH")`, "MTA4NzY1NDMyMTA5ODc2NTQz.Gx7kPq.Vb2nM8rT4wY6zA1cE3gJ5lN7pR9tV0xZ2bD4fH"},
+	{"twilio-auth-token", "js", `twilio("AC0123", "9c1e5a7b3d2f4e6a8b0c1d3e5f7a9b2c")`, "9c1e5a7b3d2f4e6a8b0c1d3e5f7a9b2c"},
+	{"password-hash", "htpasswd", `admin:$apr1$Xk3pQ9zL$Vt7mR2nW8bY4cF1hJ6sD0.`, "$apr1$Xk3pQ9zL$Vt7mR2nW8bY4cF1hJ6sD0."},
+	{"password-hash", "bcrypt", `ops:$2y$10$Lq8vN3xT7pR1mK5wB9cY2eOa4dF6hJ8lN0pR2tV4xZ6bD8fH0jL2`, "$2y$10$Lq8vN3xT7pR1mK5wB9cY2eOa4dF6hJ8lN0pR2tV4xZ6bD8fH0jL2"},
 	{"private-key", "json-escaped", `"key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----\n"`, "MIIEvQIBADANBgkqhkiG9w0B"},
 	{"private-key", "pem", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nBG5vbmUAAAAEbm9uZQAAAAAA\n-----END OPENSSH PRIVATE KEY-----\n", "b3BlbnNzaC1rZXktdjEAAAAA"},
 	{"gcp-private-key", "json", `"private_key": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"`, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"},

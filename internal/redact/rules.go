@@ -59,14 +59,52 @@ var Rules = []Rule{
 	{Kind: "jwt", Group: 1, Pattern: regexp.MustCompile(`\b(eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`), Hints: []string{"eyj"}},
 	// user:password@host in any URL (a user part holding "[" is a marker
 	// of an earlier pass, not a user: redacting stays idempotent).
-	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"\[]*:([^\s@/'"]+)@`), Valid: notPlaceholder, Hints: []string{"://"}},
+	// The password runs to the last @ of the authority: a password may
+	// hold an unescaped @.
+	{Kind: "url-password", Group: 1, Pattern: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'"\[]*:([^\s/'"]+)@[^\s@/'"]*`), Valid: notPlaceholder, Hints: []string{"://"}},
 	// Password=…; in ADO.NET, ODBC and JDBC connection strings.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:^|[;\s"'?&])(?:password|pwd)=([^;'"\s&]+)`), Valid: notPlaceholder, Hints: []string{"password=", "pwd="}},
 	// Credentials in query strings: ?access_token=…&api_key=….
 	{Kind: "url-token", Group: 1, Pattern: regexp.MustCompile(`(?i)[?&](?:access_token|auth_token|token|api_key|apikey|client_secret|secret|password|sig|signature)=([^&\s"'#]+)`), Valid: strongValue, Hints: []string{"token=", "key=", "secret=", "password=", "sig=", "signature="}},
 	// HTTP authorization headers of any provider.
 	{Kind: "bearer-token", Group: 1, Pattern: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)`), Valid: strongValue, Hints: []string{"bearer"}},
-	{Kind: "basic-auth", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}=*)`), Valid: notPlaceholder, Hints: []string{"basic"}},
+	// Go's Header.Set("Authorization", "Basic …") puts a comma where a
+	// header line has its colon.
+	{Kind: "basic-auth", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=,]\s*["']?basic\s+([A-Za-z0-9+/]{8,}=*)`), Valid: notPlaceholder, Hints: []string{"basic"}},
+	// A user's password given to a client: curl -u user:pass,
+	// SetBasicAuth("user", "pass"), requests' auth=("user", "pass").
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]+['"]?[^\s:'"]*:([^\s'"]+)`), Valid: notUID, Hints: []string{"-u", "--user"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)basicauth\(\s*(?:[^,()]*,\s*)?(?:"[^"]*"|'[^']*'|[A-Za-z_][\w.]*)\s*,\s*["'\x60]([^"'\x60]+)["'\x60]`), Valid: notPlaceholder, Hints: []string{"basicauth("}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bauth\s*=\s*\(\s*["'][^"']*["']\s*,\s*["']([^"']+)["']`), Valid: notPlaceholder, Hints: []string{"auth"}},
+	// An Authorization header with any other scheme (token, SSWS, Digest,
+	// a vendor's own): the credential after the scheme word.
+	{Kind: "auth-header", Group: 1, Pattern: regexp.MustCompile(`(?i)\bauthorization["']?\s*(?:=>|[:=,])\s*["']?(?:token|ssws|digest|apikey|api-key|key|hmac|sharedkey|splunk|klaviyo-api-key|[a-z][a-z0-9_-]*-token)\s+([A-Za-z0-9\-._~+/=]{12,})`), Valid: notPlaceholder, Hints: []string{"authorization"}},
+	// A password handed to a client as the last argument of a log-in or
+	// connect call: smtplib's login(user, pw), JDBC's
+	// getConnection(url, user, pw), LDAP binds, Go's PlainAuth.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:login|getconnection|authenticate|simple_bind_s|bind_s|connect_with_password|with_?credentials|set_?credentials)\s*\((?:[^()]*?,\s*)["'\x60]([^"'\x60]{4,})["'\x60]\s*\)`), Valid: notPlaceholder, Hints: []string{"login", "getconnection", "authenticate", "bind_s", "credentials", "password"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bPlainAuth\(\s*[^,()]*,\s*[^,()]*,\s*["'\x60]([^"'\x60]{4,})["'\x60]`), Valid: notPlaceholder, Hints: []string{"plainauth("}},
+	// .netrc and redis.conf write the keyword, a space, the password.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
+	// Formats gitleaks finds only beside its provider's name, while the
+	// shape alone is distinctive.
+	{Kind: "telegram-bot-token", Group: 1, Pattern: regexp.MustCompile(`\b(\d{8,10}:AA[A-Za-z0-9_\-]{33})(?:[^A-Za-z0-9_\-]|$)`), Hints: []string{":aa"}},
+	{Kind: "mailgun-key", Group: 1, Pattern: regexp.MustCompile(`\b(key-[0-9a-f]{32})\b`), Hints: []string{"key-"}},
+	{Kind: "dockerhub-token", Group: 1, Pattern: regexp.MustCompile(`\b(dckr_pat_[A-Za-z0-9_\-]{20,})`), Hints: []string{"dckr_pat_"}},
+	{Kind: "discord-token", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_\-.])([MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})(?:[^A-Za-z0-9_\-.]|$)`), Valid: mixedToken, Hints: []string{"."}},
+	{Kind: "twilio-auth-token", Group: 1, Pattern: regexp.MustCompile(`(?i)twilio.*["']([0-9a-f]{32})["']`), Hints: []string{"twilio"}},
+	{Kind: "doppler-token", Group: 1, Pattern: regexp.MustCompile(`\b(dp\.(?:st|pt|ct|sa|scim|audit)\.(?:[A-Za-z0-9_\-]{1,35}\.)?[A-Za-z0-9]{40,44})\b`), Hints: []string{"dp."}},
+	// age's secret keys; the prefix alone identifies one.
+	{Kind: "age-secret-key", Group: 1, Pattern: regexp.MustCompile(`\b(AGE-SECRET-KEY-1[0-9A-Z]{58})\b`), Hints: []string{"age-secret-key-1"}},
+	// Password hashes (htpasswd, shadow, bcrypt): crackable offline.
+	{Kind: "password-hash", Group: 1, Pattern: regexp.MustCompile(`(\$(?:apr1|2[abxy]|1|5|6|y|argon2id?)\$[A-Za-z0-9./$=,+]{20,})`), Hints: []string{"$apr1$", "$2", "$1$", "$5$", "$6$", "$y$", "$argon2"}},
+	// A .pgpass line: host:port:database:user:password.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?[^\s:#][^\s:]*:(?:\d+|\*):[^\s:]+:[^\s:]+:(\S+)\s*$`), Valid: notPlaceholder, Hints: []string{":"}},
+	// A PuTTY key file's MAC is keyed by the private key's passphrase.
+	{Kind: "private-key", Group: 1, Pattern: regexp.MustCompile(`Private-MAC:\s*([0-9a-fA-F]{32,})`), Hints: []string{"private-mac"}},
+	// Kubeconfig's base64 client key.
+	{Kind: "private-key", Group: 1, Pattern: regexp.MustCompile(`client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]{16,})`), Hints: []string{"client-key-data"}},
 	// Not patterns, for the record — found by code:
 	//   private-key  -----BEGIN … PRIVATE KEY----- blocks over several lines (block.go)
 	//   secret, password, aws-secret, azure-client-secret

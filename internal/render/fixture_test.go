@@ -43,7 +43,8 @@ func sampleReport() *Report {
 					{Stage: "verify", Verdict: "anchored", ConfidenceBefore: 0.8, ConfidenceAfter: 0.8, Evidence: []string{"line 41 writes refunds"}, Model: "m1"},
 					{Stage: "expert", Verdict: "confirmed", ConfidenceBefore: 0.8, ConfidenceAfter: 0.85, Evidence: []string{"dup of expert evidence"}, Model: "m2"},
 				},
-				Expert: &ExpertRun{StopReason: "accepted", Rounds: 4, ToolCalls: 7, Evidence: []string{"grep found no mu.Lock in worker.go", "refunds declared at worker.go:12"}},
+				Expert: &ExpertRun{StopReason: "accepted", Rounds: 4, ToolCalls: 7, Evidence: []string{"grep found no mu.Lock in worker.go", "refunds declared at worker.go:12"},
+					Tools: map[string]map[string]int{"grep": {"hit": 2, "empty": 1}, "read_file": {"hit": 3}, "find_symbol": {"hit": 1}}},
 			},
 			{
 				Finding: review.Finding{

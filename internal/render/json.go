@@ -107,18 +107,21 @@ func DecodeJSON(data []byte) (*Report, error) {
 }
 
 type jsonReport struct {
-	SchemaVersion  int                       `json:"schema_version"`
-	ToolVersion    string                    `json:"tool_version"`
-	ReviewID       string                    `json:"review_id"`
-	Repo           string                    `json:"repo"`
-	BaseRef        string                    `json:"base_ref"`
-	HeadRef        string                    `json:"head_ref"`
-	BaseSHA        string                    `json:"base_sha"`
-	HeadSHA        string                    `json:"head_sha"`
-	Status         string                    `json:"status"`
-	Error          string                    `json:"error"`
-	Incomplete     bool                      `json:"incomplete"`
-	FailedCount    int                       `json:"failed_item_count"`
+	SchemaVersion int    `json:"schema_version"`
+	ToolVersion   string `json:"tool_version"`
+	ReviewID      string `json:"review_id"`
+	Repo          string `json:"repo"`
+	BaseRef       string `json:"base_ref"`
+	HeadRef       string `json:"head_ref"`
+	BaseSHA       string `json:"base_sha"`
+	HeadSHA       string `json:"head_sha"`
+	Status        string `json:"status"`
+	Error         string `json:"error"`
+	Incomplete    bool   `json:"incomplete"`
+	FailedCount   int    `json:"failed_item_count"`
+	// NotRunCount counts the items a failed review never finished
+	// (not_run); failed_item_count counts only those that failed.
+	NotRunCount    int                       `json:"not_run_count"`
 	IntentMode     string                    `json:"intent_mode"`
 	SkippedStages  []string                  `json:"skipped_stages"`
 	Notes          []string                  `json:"notes"`
@@ -163,6 +166,10 @@ type jsonFinding struct {
 	Trail       []jsonVerdict `json:"trail"`
 	Expert      *jsonExpert   `json:"expert"`
 	Why         *jsonReason   `json:"below_threshold_reason"`
+	// StoppedAt and StagesNotRun: in a failed review, the last stage that
+	// judged the finding and those that never did (Finding.StoppedAt).
+	StoppedAt    string   `json:"stopped_at,omitempty"`
+	StagesNotRun []string `json:"stages_not_run,omitempty"`
 }
 
 // jsonReason is why a finding is below its threshold (see Reason); null
@@ -195,6 +202,17 @@ type jsonExpert struct {
 	Rounds     int      `json:"rounds"`
 	ToolCalls  int      `json:"tool_calls"`
 	Evidence   []string `json:"evidence"`
+	// Tools is the tool-health summary of the run: calls by tool and
+	// outcome, {"grep": {"hit": 3, "empty": 1}, …}.
+	Tools map[string]map[string]int `json:"tools"`
+}
+
+// withTools returns the tool summary to write: {} rather than null.
+func withTools(t map[string]map[string]int) map[string]map[string]int {
+	if t == nil {
+		return map[string]map[string]int{}
+	}
+	return t
 }
 
 type jsonNotReviewed struct {
@@ -235,6 +253,7 @@ func toJSON(r *Report) jsonReport {
 		Error:          r.Error,
 		Incomplete:     r.Incomplete(),
 		FailedCount:    len(r.FailedItems),
+		NotRunCount:    len(r.NotRun),
 		IntentMode:     r.IntentMode,
 		SkippedStages:  nonNil(r.SkippedStages),
 		Notes:          nonNil(r.Notes),
@@ -278,26 +297,28 @@ func toJSONFindings(fs []Finding, first int, why func(Finding) Reason) []jsonFin
 	for i, f := range fs {
 		ex := capCode(f.Code)
 		jf := jsonFinding{
-			Number:      first + i,
-			CodeNote:    cmp.Or(f.CodeNote, ex.note()),
-			ID:          f.ID,
-			RiskType:    string(f.RiskType),
-			Severity:    string(f.Severity),
-			File:        f.File,
-			LineStart:   f.LineStart,
-			LineEnd:     f.LineEnd,
-			Confidence:  round3(f.Confidence),
-			Description: f.Description,
-			Suggestion:  f.Suggestion,
-			Quote:       f.Quote,
-			Fix:         f.Fix,
-			Status:      string(f.Status),
-			DropReason:  f.DropReason,
-			MergedInto:  link(f.MergedInto),
-			Fingerprint: f.Fingerprint,
-			CarriedFrom: link(f.CarriedFrom),
-			Code:        make([]jsonCode, len(ex.Lines)),
-			Trail:       make([]jsonVerdict, 0, len(f.Trail)),
+			Number:       first + i,
+			CodeNote:     cmp.Or(f.CodeNote, ex.note()),
+			ID:           f.ID,
+			RiskType:     string(f.RiskType),
+			Severity:     string(f.Severity),
+			File:         f.File,
+			LineStart:    f.LineStart,
+			LineEnd:      f.LineEnd,
+			Confidence:   round3(f.Confidence),
+			Description:  f.Description,
+			Suggestion:   f.Suggestion,
+			Quote:        f.Quote,
+			Fix:          f.Fix,
+			Status:       string(f.Status),
+			DropReason:   f.DropReason,
+			MergedInto:   link(f.MergedInto),
+			Fingerprint:  f.Fingerprint,
+			CarriedFrom:  link(f.CarriedFrom),
+			Code:         make([]jsonCode, len(ex.Lines)),
+			Trail:        make([]jsonVerdict, 0, len(f.Trail)),
+			StoppedAt:    f.StoppedAt,
+			StagesNotRun: f.MissedStages,
 		}
 		for k, c := range ex.Lines {
 			jf.Code[k] = jsonCode(c)
@@ -319,6 +340,9 @@ func toJSONFindings(fs []Finding, first int, why func(Finding) Reason) []jsonFin
 		if why != nil {
 			w := why(f)
 			jf.Why = &jsonReason{Stage: w.Stage, Kind: w.Kind, Threshold: round3(w.Threshold), Detail: w.Detail, FailedChecks: nonNil(w.FailedChecks)}
+		}
+		if jf.Expert != nil {
+			jf.Expert.Tools = withTools(f.Expert.Tools)
 		}
 		out[i] = jf
 	}
@@ -348,9 +372,11 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 				Fingerprint: j.Fingerprint,
 				CarriedFrom: unlink(j.CarriedFrom),
 			},
-			Code:     make([]CodeLine, len(j.Code)),
-			CodeNote: j.CodeNote,
-			Trail:    make([]Verdict, len(j.Trail)),
+			Code:         make([]CodeLine, len(j.Code)),
+			CodeNote:     j.CodeNote,
+			Trail:        make([]Verdict, len(j.Trail)),
+			StoppedAt:    j.StoppedAt,
+			MissedStages: j.StagesNotRun,
 		}
 		for k, c := range j.Code {
 			f.Code[k] = CodeLine(c)
@@ -371,6 +397,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 		}
 		if w := j.Why; w != nil {
 			f.Why = &Reason{Stage: w.Stage, Kind: w.Kind, Threshold: w.Threshold, Detail: w.Detail, FailedChecks: nilIfEmpty(w.FailedChecks)}
+		}
+		if f.Expert != nil && len(j.Expert.Tools) > 0 {
+			f.Expert.Tools = j.Expert.Tools
 		}
 		out[i] = f
 	}

@@ -25,7 +25,7 @@ func Markdown(r *Report) string {
 	writeHeader(&b, r)
 	writeConfigWarnings(&b, r)
 	writeSummary(&b, r)
-	writeFindings(&b, r.Findings)
+	writeFindings(&b, r)
 	writeResolved(&b, r)
 	writeNotReviewed(&b, r)
 	writeBelow(&b, r)
@@ -88,9 +88,12 @@ func writeOutcome(b *strings.Builder, r *Report) {
 	}
 	if r.Status == StatusFailed {
 		fmt.Fprintf(b, "> **FAILED:** %s\n", inline(orDash(r.Error)))
-		if len(r.FailedItems) > 0 {
-			fmt.Fprintf(b, ">\n> %s could not be reviewed.\n", plural(len(r.FailedItems), "item"))
+		stage := ""
+		if r.StoppedAt != "" {
+			stage = " during the " + inline(r.StoppedAt) + " stage"
 		}
+		fmt.Fprintf(b, ">\n> The review stopped%s. It is partial: the findings below did not go through every stage, and what did not run is listed here.\n>\n", stage)
+		writeNotRun(b, r)
 		b.WriteString("\n")
 		return
 	}
@@ -120,12 +123,24 @@ func writeInterrupted(b *strings.Builder, r *Report) {
 		stage = " during the " + inline(r.StoppedAt) + " stage"
 	}
 	fmt.Fprintf(b, "> **INTERRUPTED:** the review was stopped%s before it finished. It is partial: the findings below did not go through every stage, and what did not run is listed here.\n>\n", stage)
+	writeNotRun(b, r)
+	b.WriteString("\n")
+}
+
+// writeNotRun lists what a review that stopped did not run: the items not
+// finished (with what last held each back), the failed ones, the stages
+// never reached.
+func writeNotRun(b *strings.Builder, r *Report) {
 	if len(r.NotRun) > 0 {
 		fmt.Fprintf(b, "> - did not run: %s\n", plural(len(r.NotRun), "item"))
 		for i, it := range r.NotRun {
 			if i == maxOutcomeItems {
 				fmt.Fprintf(b, ">   - … and %d more\n", len(r.NotRun)-i)
 				break
+			}
+			if it.Error != "" {
+				fmt.Fprintf(b, ">   - %s %s: %s\n", inline(it.Stage), codeSpan(it.ItemKey), inline(truncate(oneLine(it.Error), 300)))
+				continue
 			}
 			fmt.Fprintf(b, ">   - %s %s\n", inline(it.Stage), codeSpan(it.ItemKey))
 		}
@@ -140,14 +155,24 @@ func writeInterrupted(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "> - stages never reached: %s\n", strings.Join(names, ", "))
 	}
-	b.WriteString("\n")
 }
 
 func writeSummary(b *strings.Builder, r *Report) {
 	b.WriteString("## Summary\n\n")
-	fmt.Fprintf(b, "%s reported, %d below threshold, %d dropped by triage, %s not reviewed, %s.\n\n",
-		plural(len(r.Findings), "finding"), len(r.BelowThreshold), len(r.Dropped),
-		plural(len(r.NotReviewed), "file"), plural(len(r.FailedItems), "failed item"))
+	if r.Status == StatusFailed {
+		// Nothing here may read as a finished review's tally.
+		stage := ""
+		if r.StoppedAt != "" {
+			stage = " during the " + inline(r.StoppedAt) + " stage"
+		}
+		fmt.Fprintf(b, "The review FAILED%s: %s so far (not through every stage), %s, %s not finished, stages never reached: %s.\n\n",
+			stage, plural(len(r.Findings), "finding"), plural(len(r.FailedItems), "failed item"), plural(len(r.NotRun), "item"),
+			cmp.Or(strings.Join(r.StagesNotRun, ", "), "none"))
+	} else {
+		fmt.Fprintf(b, "%s reported, %d below threshold, %d dropped by triage, %s not reviewed, %s.\n\n",
+			plural(len(r.Findings), "finding"), len(r.BelowThreshold), len(r.Dropped),
+			plural(len(r.NotReviewed), "file"), plural(len(r.FailedItems), "failed item"))
+	}
 
 	if len(r.Findings) > 0 {
 		types := make(map[review.RiskType]bool)
@@ -234,8 +259,12 @@ func writeSummary(b *strings.Builder, r *Report) {
 	}
 }
 
-func writeFindings(b *strings.Builder, findings []Finding) {
+func writeFindings(b *strings.Builder, r *Report) {
+	findings := r.Findings
 	b.WriteString("## Findings\n\n")
+	if r.Status == StatusFailed && len(findings) > 0 {
+		b.WriteString("_The review failed: each finding says the stage it stopped at and the stages that never judged it._\n\n")
+	}
 	if len(findings) == 0 {
 		b.WriteString("No findings at or above the confidence threshold.\n\n")
 		return
@@ -262,6 +291,13 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 	start, end := lineRange(f.Finding)
 	fmt.Fprintf(b, "#### %d. %s · %s · %s\n\n", n, strings.ToUpper(inline(string(f.Severity))), inline(string(f.RiskType)), linesLabel(start, end))
 	fmt.Fprintf(b, "Confidence **%.2f**\n\n", f.Confidence)
+	if f.StoppedAt != "" {
+		fmt.Fprintf(b, "**Stopped at:** %s", inline(f.StoppedAt))
+		if len(f.MissedStages) > 0 {
+			fmt.Fprintf(b, " — %s did not judge it", inline(strings.Join(f.MissedStages, ", ")))
+		}
+		b.WriteString("\n\n")
+	}
 	if d := block(f.Description); d != "" {
 		b.WriteString(d + "\n\n")
 	}
@@ -348,7 +384,11 @@ func trailStep(v Verdict) string {
 
 func writeNotReviewed(b *strings.Builder, r *Report) {
 	b.WriteString("## Not reviewed\n\n")
-	if len(r.NotReviewed) == 0 && len(r.FailedItems) == 0 {
+	if len(r.NotReviewed) == 0 && len(r.FailedItems) == 0 && len(r.NotRun) == 0 && len(r.StagesNotRun) == 0 {
+		if r.Status == StatusFailed {
+			b.WriteString("No file was skipped, but the review did not finish (see above).\n\n")
+			return
+		}
 		b.WriteString("Every changed file was reviewed and every item completed.\n\n")
 		return
 	}
@@ -365,6 +405,16 @@ func writeNotReviewed(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "| %s | %s | %s |\n", cell(f.Stage), cellCode(f.ItemKey), cell(f.Error))
 		}
 		b.WriteString("\n")
+	}
+	if len(r.NotRun) > 0 {
+		b.WriteString("### Items not finished\n\n| Stage | Item | Last held back by |\n|---|---|---|\n")
+		for _, f := range r.NotRun {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", cell(f.Stage), cellCode(f.ItemKey), cell(orDash(f.Error)))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.StagesNotRun) > 0 {
+		fmt.Fprintf(b, "Stages never reached: %s.\n\n", inline(strings.Join(r.StagesNotRun, ", ")))
 	}
 }
 

@@ -59,8 +59,10 @@ type Report struct {
 	// FailedItems lists work items a stage could not complete.
 	FailedItems []FailedItem
 	// Interrupted is set when the review was stopped (Ctrl-C, a signal)
-	// before it finished; StoppedAt is the stage it was in, NotRun the
-	// items that never finished and StagesNotRun the stages never reached.
+	// before it finished. For any failed review, interrupted or not,
+	// StoppedAt is the stage it was in, NotRun the items that never
+	// finished (with the last reason each was given back for) and
+	// StagesNotRun the stages never reached.
 	Interrupted  bool
 	StoppedAt    string
 	NotRun       []FailedItem
@@ -113,6 +115,12 @@ type Finding struct {
 	Trail []Verdict
 	// Expert describes the expert agent's run, or is nil when none ran.
 	Expert *ExpertRun
+	// StoppedAt is, in a review that failed, the last stage that judged
+	// the finding ("intent" when none did), and MissedStages the judging
+	// stages it never went through because the review stopped; empty in a
+	// review that finished.
+	StoppedAt    string
+	MissedStages []string
 	// Why is the reason a finding is not reported. Select sets it for the
 	// findings below their threshold and DecodeJSON restores it; when it
 	// is nil the renderers derive it (WhyBelow, WhyDropped).
@@ -145,6 +153,9 @@ type ExpertRun struct {
 	// FailedChecks are the required accept-gate checks the submitted
 	// verdict failed, with why.
 	FailedChecks []FailedCheck
+	// Tools counts the run's repository tool calls by tool and outcome
+	// (hit, empty, refused, error, timeout); nil when not recorded.
+	Tools map[string]map[string]int
 }
 
 // FailedCheck is an accept-gate check a verdict failed: its kind, where it

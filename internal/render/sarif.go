@@ -97,6 +97,18 @@ func invocation(r *Report) sarifInvocation {
 	if r.Status == StatusFailed {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifMessage{Text: "review failed: " + r.Error}})
+		for _, it := range r.NotRun {
+			text := fmt.Sprintf("%s item %s did not finish", it.Stage, it.ItemKey)
+			if it.Error != "" {
+				text += ": " + it.Error
+			}
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+				sarifNotification{Level: "error", Message: sarifMessage{Text: text}})
+		}
+		if len(r.StagesNotRun) > 0 {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+				Level: "error", Message: sarifMessage{Text: "stages never reached: " + strings.Join(r.StagesNotRun, ", ")}})
+		}
 	}
 	for _, f := range r.FailedItems {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
@@ -163,6 +175,10 @@ type sarifProperties struct {
 	Confidence float64      `json:"confidence"`
 	Severity   string       `json:"severity"`
 	Trail      []sarifTrail `json:"trail"`
+	// StoppedAt and StagesNotRun: as in the JSON report, for a review
+	// that failed before the finding went through every stage.
+	StoppedAt    string   `json:"stoppedAt,omitempty"`
+	StagesNotRun []string `json:"stagesNotRun,omitempty"`
 }
 
 type sarifTrail struct {
@@ -279,6 +295,10 @@ func resultFor(f Finding, ruleIndex int) sarifResult {
 		Confidence: round3(f.Confidence),
 		Severity:   string(f.Severity),
 		Trail:      make([]sarifTrail, len(trail)),
+		StoppedAt:  f.StoppedAt, StagesNotRun: f.MissedStages,
+	}
+	if f.StoppedAt != "" {
+		text = fmt.Sprintf("[review failed: stopped at %s] %s", f.StoppedAt, text)
 	}
 	for i, v := range trail {
 		props.Trail[i] = sarifTrail{Stage: v.Stage, Verdict: v.Verdict, ConfidenceBefore: round3(v.ConfidenceBefore), ConfidenceAfter: round3(v.ConfidenceAfter)}

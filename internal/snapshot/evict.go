@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"github.com/reviewfleet/reviewfleet/internal/redact"
+
 	"context"
 	"errors"
 	"os"
@@ -63,8 +65,9 @@ func (c *Cache) entries() []cached {
 // MaxBytes, skipping every entry a review (in any process) holds. It
 // returns how many entries it removed. With MaxBytes 0 it does nothing.
 func (c *Cache) Evict(ctx context.Context) int {
+	stale := c.removeStaleTrees()
 	if c.MaxBytes <= 0 {
-		return 0
+		return stale
 	}
 	c.removeEvicted()
 	entries := c.entries()
@@ -72,7 +75,7 @@ func (c *Cache) Evict(ctx context.Context) int {
 	for _, e := range entries {
 		total += e.size
 	}
-	removed := 0
+	removed := stale
 	for _, e := range entries {
 		if total <= c.MaxBytes || ctx.Err() != nil {
 			break
@@ -120,6 +123,27 @@ func (c *Cache) remove(path string) bool {
 	unlock(f)
 	_ = os.RemoveAll(aside)
 	return true
+}
+
+// removeStaleTrees removes the head trees redacted by other rules than
+// this binary's (see treeDir) that nobody holds, whatever the size bound:
+// a secret an older rule set missed must not stay on disk until the cache
+// happens to fill up. It returns how many it removed.
+func (c *Cache) removeStaleTrees() int {
+	current := "-" + redact.RulesVersion()
+	paths, _ := filepath.Glob(filepath.Join(c.Dir, "trees-redacted", "*"))
+	removed := 0
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if strings.HasSuffix(name, current) || strings.HasSuffix(name, lockSuffix) ||
+			strings.HasSuffix(name, evictedSuffix) || strings.Contains(name, ".redact-tmp") || strings.Contains(name, ".tmp-") {
+			continue
+		}
+		if c.remove(p) {
+			removed++
+		}
+	}
+	return removed
 }
 
 // removeEvicted finishes removals a crash interrupted, removes trees that

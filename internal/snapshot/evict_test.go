@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestEvictLeastRecentlyUsedNotHeld(t *testing.T) {
 	// lease is a lock on a file, which the other instance sees.
 	holder := &snapshot.Cache{Dir: dir, MaxBytes: max}
 	other := &snapshot.Cache{Dir: dir, MaxBytes: max}
-	tree := func(sha string) string { return filepath.Join(dir, "trees-redacted", sha) }
+	tree := func(sha string) string { return snapshot.TreeDir(&snapshot.Cache{Dir: dir}, sha) }
 	present := func(sha string) bool {
 		_, err := os.Stat(filepath.Join(tree(sha), "big.txt"))
 		return err == nil
@@ -100,7 +101,7 @@ func TestEvictNothingUnderLimitOrUnbounded(t *testing.T) {
 			t.Errorf("max %d: evicted %d entries", max, n)
 		}
 		for _, sha := range c {
-			if _, err := os.Stat(filepath.Join(cache.Dir, "trees-redacted", sha)); err != nil {
+			if _, err := os.Stat(snapshot.TreeDir(cache, sha)); err != nil {
 				t.Errorf("max %d: tree %s gone: %v", max, sha[:8], err)
 			}
 		}
@@ -171,5 +172,59 @@ func TestEvictRemovesUnredactedAndAbandonedTrees(t *testing.T) {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s exists: %v, want %v", p, err == nil, want)
 		}
+	}
+}
+
+// A head tree redacted by an older rule set is removed at the next build
+// whatever the size bound, unless a review holds it: a secret those rules
+// missed must not stay on disk, and a running review must not lose its tree.
+func TestStaleRulesTreesAreRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, c := history(t, 3)
+	dir := t.TempDir()
+	cache := &snapshot.Cache{Dir: dir} // no size bound
+	stale := func(sha string) string {
+		return filepath.Join(dir, "trees-redacted", sha+"-000000000000")
+	}
+	// Two trees as an older binary left them: built, then renamed to the
+	// name its rules' version gave them.
+	for _, sha := range c[:2] {
+		_, release, err := cache.Acquire(ctx, gitReview(repo, sha))
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	for _, sha := range c[:2] {
+		cur := snapshot.TreeDir(cache, sha)
+		for _, suffix := range []string{"", ".lock"} {
+			if err := os.Rename(cur+suffix, stale(sha)+suffix); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A review of the older binary still holds the first one.
+	held, err := os.Open(stale(c[0]) + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := cache.Acquire(ctx, gitReview(repo, c[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if _, err := os.Stat(stale(c[1])); !os.IsNotExist(err) {
+		t.Errorf("the unheld stale tree is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(stale(c[0]), "big.txt")); err != nil {
+		t.Errorf("the held stale tree was removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(snapshot.TreeDir(cache, c[2]), "big.txt")); err != nil {
+		t.Errorf("the current tree is missing: %v", err)
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // TestRedactTree checks that secrets in a snapshot are replaced on disk,
-// the changed files numbered first, binary files and .git left alone.
+// the changed files numbered first, files with NUL bytes redacted too,
+// files and directories named by a secret removed, and .git left alone.
 func TestRedactTree(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, s string) {
@@ -26,6 +27,9 @@ func TestRedactTree(t *testing.T) {
 	write("z/changed.go", "var t = \""+b+"\"\nvar u = \""+a+"\"\n")
 	write("bin.dat", "\x00"+a)
 	write(".git/config", "url = https://x:"+a+"@github.com/o/r\n")
+	write("late-nul.txt", strings.Repeat("text\n", 2000)+"token = \""+b+"\"\n\x00tail\n")
+	write("keys/"+b+".txt", "hello\n")
+	write("dir-"+a+"/x.go", "package x\n")
 	if err := RedactTree(context.Background(), dir, []string{"z/changed.go"}); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +46,18 @@ func TestRedactTree(t *testing.T) {
 	if got := read("a/first.go"); got != "var t = \"[REDACTED:github-token:2]\"\n" {
 		t.Errorf("other file:\n%s", got)
 	}
-	if !strings.Contains(read("bin.dat"), a) || !strings.Contains(read(".git/config"), a) {
-		t.Errorf("binary file or .git was rewritten")
+	if strings.Contains(read("bin.dat"), a) || !strings.HasPrefix(read("bin.dat"), "\x00") {
+		t.Errorf("binary file kept its secret: %q", read("bin.dat"))
+	}
+	if got := read("late-nul.txt"); strings.Contains(got, b) || !strings.HasSuffix(got, "\x00tail\n") {
+		t.Errorf("file with a late NUL kept its secret or lost its other bytes")
+	}
+	if !strings.Contains(read(".git/config"), a) {
+		t.Errorf(".git was rewritten")
+	}
+	for _, gone := range []string{"keys/" + b + ".txt", "dir-" + a} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still in the snapshot (%v)", gone, err)
+		}
 	}
 }

@@ -22,10 +22,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
+	"github.com/reviewfleet/reviewfleet/internal/fault"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -96,13 +99,18 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 			reason = "the review has no head commit"
 			break
 		}
-		dest := filepath.Join(c.Dir, "trees-redacted", r.HeadSHA) // trees cached unredacted by older versions are never served
+		dest := c.treeDir(r.HeadSHA)
 		rel, err := c.lease(ctx, dest, func() error { return c.export(ctx, r, dest) })
 		if err == nil {
 			return dest, rel, nil
 		}
 		if ctx.Err() != nil {
 			return "", nil, err
+		}
+		if cerr := cacheFault(err); cerr != nil {
+			// The changed files would go into the same cache: falling
+			// back would only fail again, and hide the cause.
+			return "", nil, cerr
 		}
 		if r.Source == "url" && c.Retryable != nil && c.Retryable(ctx) {
 			return "", nil, fmt.Errorf("head tree of %s, tried again later before falling back to the changed files: %w", r.HeadSHA, err)
@@ -111,11 +119,14 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 		if len(reason) > maxReason {
 			reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
 		}
+	case r.Source == "diff" && r.Snapshot == "":
+		// A diff reviewed on its own: there never was a tree to copy.
+		reason = "the diff was submitted without its repository (no --repo), so only the files it changes are available"
 	case r.Source == "diff":
 		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
 			return r.Snapshot, func() {}, nil
 		}
-		reason = fmt.Sprintf("the work tree %s is not on this worker", r.Snapshot)
+		reason = fmt.Sprintf("the copy of the work tree taken at submission (%s) is not on this worker", r.Snapshot)
 	default:
 		reason = fmt.Sprintf("unknown source %q", r.Source)
 	}
@@ -130,9 +141,32 @@ func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, relea
 	dest := filepath.Join(c.Dir, "reviews", r.ID)
 	rel, err := c.lease(ctx, dest, func() error { return c.fromStore(ctx, r, dest) })
 	if err != nil {
+		if cerr := cacheFault(err); cerr != nil {
+			return "", nil, cerr
+		}
 		return "", nil, err
 	}
 	return dest, rel, nil
+}
+
+// cacheFault names a local resource refusing the cache (read-only, full,
+// not permitted, out of descriptors), or returns nil for any other error
+// (a missing path among them: the export's source may be what is missing,
+// and the changed files still serve). The name leads the item's error,
+// and so the report's line for it.
+func cacheFault(err error) error {
+	what, ok := fault.Resource(err)
+	switch {
+	case !ok:
+		return nil
+	case fault.Unwritable(err):
+		return fmt.Errorf("snapshot cache not writable: %w", err)
+	case fault.Full(err):
+		return fmt.Errorf("snapshot cache full: %w", err)
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return fmt.Errorf("snapshot cache unusable (%s): %w", what, err)
+	}
+	return nil
 }
 
 // export writes the tree of the review's head commit into dest, from the
@@ -337,4 +371,12 @@ func (c *Cache) fromStore(ctx context.Context, r store.Review, dest string) erro
 		return fmt.Errorf("write snapshot of %s: %w", r.ID, err)
 	}
 	return nil
+}
+
+// treeDir is where the redacted head tree of commit sha is cached. Trees
+// cached unredacted by older versions, or redacted by older rules, are never
+// served: the rules' version is part of the name, and eviction removes the
+// stale ones like any tree not used for a while.
+func (c *Cache) treeDir(sha string) string {
+	return filepath.Join(c.Dir, "trees-redacted", sha+"-"+redact.RulesVersion())
 }

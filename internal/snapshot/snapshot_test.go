@@ -366,3 +366,44 @@ func TestSubmitFetchesMovedBranch(t *testing.T) {
 		t.Fatalf("head after the branch moved = %s, want %s", r.HeadSHA, head2)
 	}
 }
+
+// TestDiffWithoutRepositoryFallsBackWithAReason: a diff reviewed without
+// its repository has only its changed files, and the reason recorded says
+// so without a blank path.
+func TestDiffWithoutRepositoryFallsBackWithAReason(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	diffFile := filepath.Join(t.TempDir(), "change.diff")
+	if err := os.WriteFile(diffFile, []byte("--- /dev/null\n+++ b/app/db.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{DiffFile: diffFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateReview(ctx, nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.GetReview(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, release, err := (&snapshot.Cache{Dir: t.TempDir(), Store: st}).Acquire(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if got := readAt(t, root, "app/db.py"); got != "x = 1\ny = 2\n" {
+		t.Errorf("changed file = %q", got)
+	}
+	got, err := st.GetReview(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.SnapshotFallback, "without its repository") || strings.Contains(got.SnapshotFallback, "  ") ||
+		strings.Contains(got.SnapshotFallback, "()") {
+		t.Errorf("snapshot_fallback = %q", got.SnapshotFallback)
+	}
+}

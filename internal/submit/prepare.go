@@ -261,7 +261,7 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 	if files, err = dedupe(files); err != nil {
 		return nr, fmt.Errorf("%s: %w", input, err)
 	}
-	if nr.Files, err = buildFiles(cfg.Intent, files, read); err != nil {
+	if nr.Files, err = buildFiles(cfg.Intent, cfg.Expert.SandboxDeny, files, read); err != nil {
 		return nr, err
 	}
 	if cfg.RepoConfig.Enabled {
@@ -310,8 +310,10 @@ type readFiles func(paths []string, limit int64) (map[string]gitsrc.Blob, error)
 
 // buildFiles turns parsed diff files into stored files: skipped ones keep
 // their reason, reviewed ones get their changed lines and head content. The
-// contents of all reviewed files are read in one pass.
-func buildFiles(cfg config.Intent, files []*diff.File, read readFiles) ([]store.File, error) {
+// contents of all reviewed files are read in one pass. deny is the
+// expert's sandbox deny list: a file the expert may not open is sent to no
+// stage, and neither its diff nor its content is stored.
+func buildFiles(cfg config.Intent, deny []string, files []*diff.File, read readFiles) ([]store.File, error) {
 	out := make([]store.File, 0, len(files))
 	var reviewed []int
 	for i, f := range files {
@@ -328,9 +330,9 @@ func buildFiles(cfg config.Intent, files []*diff.File, read readFiles) ([]store.
 			// Text in another encoding (Latin-1 sources, binary data git
 			// took for text): nothing a model could read reliably.
 			sf.SkipReason, sf.Diff = ReasonNotUTF8, ""
-		} else if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore}); skip {
+		} else if skip, reason := diff.Classify(f, diff.ClassifyOptions{MaxFileDiffChars: cfg.MaxFileDiffChars, IgnoreGlobs: cfg.Ignore, Deny: deny}); skip {
 			sf.SkipReason = reason
-			if reason == diff.ReasonTooLarge || reason == diff.ReasonBinary {
+			if reason == diff.ReasonTooLarge || reason == diff.ReasonBinary || reason == diff.ReasonDenied {
 				sf.Diff = "" // not stored: nothing will read it
 			}
 		} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -115,7 +116,9 @@ func captureTree(ctx context.Context, cfg config.Config, cacheDir, dir string, f
 	deny := cfg.Expert.SandboxDeny
 	snap, _, err := snapshot.Capture(ctx, dir, filepath.Join(cacheDir, "snapshots"), changed, rest, snapshot.CaptureOptions{
 		MaxFileBytes: agent.DefaultMaxFileBytes,
-		Skip:         func(rel string) bool { return agent.Denied(deny, rel) },
+		// A file named by a secret is not copied: the review lists it as not
+		// reviewed under its redacted path (ReasonSecretName).
+		Skip: func(rel string) bool { return agent.Denied(deny, rel) || redact.String(rel) != rel },
 	})
 	if err != nil {
 		return "", fmt.Errorf("snapshot the work tree %s: %w", dir, err)

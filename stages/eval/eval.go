@@ -24,9 +24,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// TaskType is the permanent asynq type name of eval tasks.
-const TaskType = "review:eval"
-
 // SchemaName names the structured-output schema of this stage.
 const SchemaName = "reviewfleet_eval"
 

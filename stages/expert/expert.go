@@ -19,15 +19,13 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/store"
 )
-
-// TaskType is the permanent asynq type name of expert tasks.
-const TaskType = "review:expert"
 
 // Chatter is the LLM capability the stage needs: chat with tools for the
 // agent, one structured call for the fallback.
@@ -79,6 +77,10 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		return fmt.Errorf("head snapshot of review %s: %w", r.ID, err)
 	}
 	defer release()
+	changedOnly, err := h.changedFilesOnly(ctx, r)
+	if err != nil {
+		return err
+	}
 	model := cfg.LLM.ModelFor(review.StageExpert)
 	change, err := h.context(ctx, r.ID, f)
 	if err != nil {
@@ -87,6 +89,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	task := agent.Task{
 		FindingID: f.ID, RiskType: f.RiskType, File: f.File, LineStart: f.LineStart, LineEnd: f.LineEnd,
 		Description: f.Description, Confidence: f.Confidence, Root: root, Context: change,
+		ChangedFilesOnly: changedOnly,
 	}
 	// References (ORM semantics, nullable APIs…) only when the change uses them.
 	task.SystemPrompt = h.Prompts.ExpertSystem(f.RiskType, prompts.DetectReferences(task.Context))
@@ -96,6 +99,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 	ac := agentConfig(cfg, model, h.Ignore)
 	ac.SummarySchema, ac.SummarySchemaName = h.Prompts.Schema("expert"), SchemaName
 	res, err := agent.Run(runCtx, chatModel{c: h.LLM, meta: meta}, task, ac)
+	countToolCalls(res.Calls)
 	if cerr := ctx.Err(); cerr != nil {
 		// The task itself was cancelled (shutdown, lost lease) or ran out
 		// of time: whatever the run recorded says nothing about the
@@ -131,6 +135,7 @@ func (h *Handler) Work(ctx context.Context, p pipeline.Payload) error {
 		// confidence. Permanent errors are recorded at once.
 		return fmt.Errorf("expert run for finding %d: %s", f.ID, res.Error)
 	}
+	res = storableResult(res)
 	after, verdict := Apply(f.Confidence, cfg.Harness.VerifyConfidenceFloor, res)
 	ev := evidence(res)
 	v := store.Verdict{
@@ -232,10 +237,66 @@ func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
 	tools, _ := json.Marshal(orEmptyMap(res.ToolCalls))
 	phases, _ := json.Marshal(orEmpty(res.Phases))
 	checks, _ := json.Marshal(orEmpty(res.CheckResults))
+	outcomes, _ := json.Marshal(agent.OutcomeCounts(res.Calls))
+	calls := make([]store.ExpertToolCall, len(res.Calls))
+	for i, c := range res.Calls {
+		calls[i] = store.ExpertToolCall{FindingID: findingID, Round: c.Round, Seq: c.Seq, Tool: c.Tool, Args: c.Args,
+			Outcome: string(c.Outcome), ResultBytes: c.ResultBytes, Latency: c.Latency}
+	}
 	return &store.ExpertRun{
 		FindingID: findingID, StopReason: string(res.StopReason), Rounds: res.Rounds,
 		ToolCalls: tools, Phases: phases, Checks: checks, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
-		Duration: res.Duration.Round(time.Millisecond), Error: res.Error,
+		Duration: res.Duration.Round(time.Millisecond), Error: res.Error, ToolOutcomes: outcomes, Calls: calls,
+	}
+}
+
+// storableResult returns res with the model's text made storable in
+// Postgres text and jsonb, which refuse NUL bytes and invalid UTF-8: a
+// verdict whose reasoning or evidence carries one must be recorded, not
+// fail its item on every attempt.
+func storableResult(res agent.Result) agent.Result {
+	clean := func(s string) string {
+		return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	res.Reasoning, res.Error = clean(res.Reasoning), clean(res.Error)
+	if len(res.CheckResults) > 0 {
+		checks := make([]agent.CheckResult, len(res.CheckResults))
+		for i, c := range res.CheckResults {
+			c.Kind, c.Path, c.Match, c.Detail = clean(c.Kind), clean(c.Path), clean(c.Match), clean(c.Detail)
+			checks[i] = c
+		}
+		res.CheckResults = checks
+	}
+	return res
+}
+
+// changedFilesOnly reports whether the review's snapshot holds only its
+// changed files. Acquire records that in the review when it falls back, so
+// the first run of a review reads it again.
+func (h *Handler) changedFilesOnly(ctx context.Context, r store.Review) (bool, error) {
+	if r.SnapshotFallback != "" {
+		return true, nil
+	}
+	cur, err := h.Store.GetReview(ctx, r.ID)
+	if err != nil {
+		return false, fmt.Errorf("snapshot of review %s: %w", r.ID, err)
+	}
+	return cur.SnapshotFallback != "", nil
+}
+
+// knownTools are the metric's tool labels; any other name the model
+// invents counts as "other", so the label stays bounded.
+var knownTools = map[string]bool{"read_file": true, "grep": true, "find_symbol": true, "list_dir": true}
+
+// countToolCalls adds a run's tool calls to the tool-health metric: every
+// call that ran, whether or not its verdict is stored.
+func countToolCalls(calls []agent.ToolCall) {
+	for _, c := range calls {
+		tool := c.Tool
+		if !knownTools[tool] {
+			tool = "other"
+		}
+		metrics.ExpertToolCalls.WithLabelValues(tool, string(c.Outcome)).Inc()
 	}
 }
 

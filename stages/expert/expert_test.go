@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewfleet/reviewfleet/internal/agent"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
@@ -259,5 +261,101 @@ func TestReportShowsNoUnestablishedFindingAndCountsFailedRuns(t *testing.T) {
 		if len(rep.FailedItems) != tc.failed {
 			t.Errorf("%s: %d failed items, want %d", tc.name, len(rep.FailedItems), tc.failed)
 		}
+	}
+}
+
+// TestToolCallsAreStoredWithOutcomes: each tool call of a run is stored
+// with its outcome, the run keeps the counts by tool and outcome, and the
+// metric counts them, an invented tool name as "other".
+func TestToolCallsAreStoredWithOutcomes(t *testing.T) {
+	t.Parallel()
+	before := toolMetric(t, "other", "error")
+	id, f, h, _ := run(t, llmfake.Script(
+		llmfake.Tools(
+			llmfake.ToolCall("grep", map[string]any{"pattern": `xs\[0\]`, "path_glob": "a.go"}),
+			llmfake.ToolCall("grep", map[string]any{"pattern": `no such code`, "path_glob": "**/*.go"}),
+			llmfake.ToolCall("read_file", map[string]any{"path": "a.go"}),
+			llmfake.ToolCall("run_shell_for_tool_health", map[string]any{"cmd": "id"}),
+			// A garbled call: a NUL in the name, arguments that are not JSON.
+			llmfake.ToolCall("shell\x00for_tool_health", "{\"cmd\": \x00"),
+		),
+		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "confirmed", "confidence": 0.9, "reasoning": "xs[0] with no length check",
+			"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return xs[0]", "required": true}},
+		})),
+	))
+	calls, err := h.Store.ListExpertToolCalls(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ tool, outcome string }{{"grep", "hit"}, {"grep", "empty"}, {"read_file", "hit"}, {"run_shell_for_tool_health", "error"},
+		{"shell\uFFFDfor_tool_health", "error"}}
+	if len(calls) != len(want) {
+		t.Fatalf("stored calls %+v, want %d", calls, len(want))
+	}
+	for i, w := range want {
+		c := calls[i]
+		if c.FindingID != f.ID || c.Seq != i+1 || c.Round != 1 || c.Tool != w.tool || c.Outcome != w.outcome {
+			t.Errorf("call %d = %+v, want %s %s", i+1, c, w.tool, w.outcome)
+		}
+	}
+	if !strings.Contains(calls[0].Args, `xs\\[0\\]`) || calls[2].ResultBytes == 0 {
+		t.Errorf("args %q, read bytes %d", calls[0].Args, calls[2].ResultBytes)
+	}
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	var counts map[string]map[string]int
+	if err := json.Unmarshal(runs[f.ID].ToolOutcomes, &counts); err != nil {
+		t.Fatal(err)
+	}
+	if counts["grep"]["hit"] != 1 || counts["grep"]["empty"] != 1 || counts["read_file"]["hit"] != 1 {
+		t.Errorf("run tool outcomes = %v", counts)
+	}
+	if got := toolMetric(t, "other", "error") - before; got != 2 {
+		t.Errorf("metric other/error grew by %v, want 2", got)
+	}
+}
+
+// toolMetric reads reviewfleet_expert_tool_calls_total{tool, outcome}.
+func toolMetric(t *testing.T, tool, outcome string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.ExpertToolCalls)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["tool"] == tool && labels["outcome"] == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// TestModelTextWithNULIsStored: reasoning and evidence with a NUL byte
+// (which Postgres text and jsonb refuse) are stored with the byte
+// replaced, instead of failing the item on every attempt.
+func TestModelTextWithNULIsStored(t *testing.T) {
+	t.Parallel()
+	id, f, h, _ := run(t, llmfake.Script(
+		llmfake.Tools(llmfake.ToolCall("submit_verdict", map[string]any{
+			"verdict": "confirmed", "confidence": 0.9, "reasoning": "xs[0]\x00 unchecked",
+			"evidence": []map[string]any{{"kind": "content_contains", "path": "a.go", "start_line": 4, "end_line": 4, "match": "return\x00 xs[0]", "required": true}},
+		})),
+	))
+	v, ok := stagetest.Verdict(t, h.Store, id, f.ID, review.StageExpert)
+	if !ok || !strings.Contains(v.Reason, "xs[0]\uFFFD unchecked") {
+		t.Fatalf("verdict %+v", v)
+	}
+	runs, _ := h.Store.ListExpertRuns(context.Background(), id)
+	if run := runs[f.ID]; run.StopReason != "accept_check_failed" || !strings.Contains(string(run.Checks), `return\ufffd xs[0]`) &&
+		!strings.Contains(string(run.Checks), "return\uFFFD xs[0]") {
+		t.Errorf("run %s, checks %s", run.StopReason, run.Checks)
 	}
 }

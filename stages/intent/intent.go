@@ -23,9 +23,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// TaskType is the permanent asynq type name of intent tasks.
-const TaskType = "review:intent"
-
 // SchemaName names the structured-output schema of this stage.
 const SchemaName = "reviewfleet_intent"
 

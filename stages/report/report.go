@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +20,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/source"
 	"github.com/reviewfleet/reviewfleet/store"
 )
-
-// TaskType is the permanent asynq type name of report tasks.
-const TaskType = "review:report"
 
 // Version is written into reports as the producing tool's version.
 var Version = "dev"
@@ -110,7 +108,9 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	if note := budgetNote(r, cfg); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if note := SnapshotNote(r); note != "" {
+	if note := SnapshotNote(r); note != "" && (r.Status != store.StatusFailed || len(runs) > 0) {
+		// Only about a run that happened: a review that failed before its
+		// expert finished anything has no expert view to qualify.
 		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+note+".")
 	}
 	content := map[string]string{}
@@ -125,10 +125,13 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 	for _, it := range failed {
 		rep.FailedItems = append(rep.FailedItems, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
 	}
-	if r.Status == store.StatusFailed && strings.HasPrefix(r.Error, render.InterruptedPrefix) {
-		if err := interrupted(ctx, st, r, rep); err != nil {
+	if r.Status == store.StatusFailed {
+		// Failed or interrupted: say what never ran, so nothing below
+		// reads as the result of a complete review.
+		if err := unfinished(ctx, st, r, rep); err != nil {
 			return nil, err
 		}
+		rep.Interrupted = strings.HasPrefix(r.Error, render.InterruptedPrefix)
 	}
 	for risk, c := range summary {
 		rep.EvalSummary[risk] = render.EvalCounts{Confirmed: c.Confirmed, Disputed: c.Disputed, Uncertain: c.Uncertain}
@@ -147,6 +150,9 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 		rf := render.Finding{Finding: f, Trail: trails[f.ID]}
 		if run, ok := runs[f.ID]; ok {
 			rf.Expert = expertRun(run)
+		}
+		if r.Status == store.StatusFailed {
+			rf.StoppedAt, rf.MissedStages = stoppedAt(rf.Trail, rep.StoppedAt, rep.StagesNotRun)
 		}
 		for _, l := range source.Window(content[f.File], f.LineStart, f.LineEnd, 2) {
 			rf.Code = append(rf.Code, render.CodeLine{Line: l.No, Text: l.Text})
@@ -224,19 +230,22 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 		}
 		ev = append(ev, fmt.Sprintf("%s %s %s %q", status, c.Kind, loc, c.Match))
 	}
-	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed}
+	var outcomes map[string]map[string]int
+	_ = json.Unmarshal(run.ToolOutcomes, &outcomes)
+	return &render.ExpertRun{StopReason: run.StopReason, Rounds: run.Rounds, ToolCalls: total, Evidence: ev, FailedChecks: failed, Tools: outcomes}
 }
 
-// interrupted fills in what an interrupted review did not run: the items
-// of its stage that never finished and the stages it never reached.
-func interrupted(ctx context.Context, st *store.Store, r store.Review, rep *render.Report) error {
-	rep.Interrupted, rep.StoppedAt = true, string(r.Stage)
+// unfinished fills in what a failed or interrupted review did not run: the
+// items that never finished, each with the last reason it was given back
+// for, and the stages it never reached.
+func unfinished(ctx context.Context, st *store.Store, r store.Review, rep *render.Report) error {
+	rep.StoppedAt = string(r.Stage)
 	items, err := st.UnfinishedItems(ctx, r.ID)
 	if err != nil {
 		return err
 	}
 	for _, it := range items {
-		rep.NotRun = append(rep.NotRun, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key})
+		rep.NotRun = append(rep.NotRun, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
 	}
 	after := false
 	for _, s := range pipeline.Chain(r.SkippedStages) {
@@ -246,6 +255,33 @@ func interrupted(ctx context.Context, st *store.Store, r store.Review, rep *rend
 		after = after || s == r.Stage
 	}
 	return nil
+}
+
+// findingStages are the stages that judge a finding after intent raised it.
+var findingStages = []review.Stage{review.StageVerify, review.StageExpert, review.StageEval}
+
+// stoppedAt names the last stage that judged a finding of a review that
+// failed during stage cur, and the judging stages that never did because
+// the review stopped: cur when the finding has no verdict of it, and those
+// of notRun.
+func stoppedAt(trail []render.Verdict, cur string, notRun []string) (string, []string) {
+	last := string(review.StageIntent)
+	judged := map[string]bool{}
+	for _, v := range trail {
+		judged[v.Stage] = true
+	}
+	for _, s := range findingStages {
+		if judged[string(s)] {
+			last = string(s)
+		}
+	}
+	var missed []string
+	for _, s := range findingStages {
+		if (string(s) == cur && !judged[cur]) || slices.Contains(notRun, string(s)) {
+			missed = append(missed, string(s))
+		}
+	}
+	return last, missed
 }
 
 // inside reports whether the finding's lines exist in the file.

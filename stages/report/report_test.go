@@ -200,3 +200,48 @@ func TestBuildDroppedFindingsCarryNoCode(t *testing.T) {
 		t.Fatalf("JSON %d bytes for %d dropped findings", len(out.JSON), len(rep.Dropped))
 	}
 }
+
+// A review that ran out of time in its expert stage: the report names the
+// item that never finished with what held it back, the stages never
+// reached, and where each finding stopped; it says nothing about an
+// expert view of the tree, since no expert run happened.
+func TestBuildDeadlineFailureSaysWhereFindingsStopped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	id, fs := stagetest.Review(t, st, config.Default(), review.StageExpert,
+		[]stagetest.File{{Path: "a.go", Content: "package a\n\nfunc f() {}\n", Changed: []int{3}}},
+		[]review.Finding{{RiskType: review.Robustness, File: "a.go", LineStart: 3, LineEnd: 3, Description: "unchecked", Severity: review.High, Confidence: 0.9}})
+	key := pipeline.FindingKey(fs[0].ID)
+	if err := st.StartItem(ctx, id, review.StageExpert, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReturnItem(ctx, id, review.StageExpert, key, "connect: connection refused", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetSnapshotFallback(ctx, id, "fetch abc: unreachable"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.FailReview(ctx, id, "review did not finish within 1m30s (stage expert)"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(ctx, st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Interrupted || rep.StoppedAt != "expert" || strings.Join(rep.StagesNotRun, ",") != "eval,report" {
+		t.Errorf("interrupted %v, stopped at %q, stages not run %v", rep.Interrupted, rep.StoppedAt, rep.StagesNotRun)
+	}
+	if len(rep.NotRun) != 1 || rep.NotRun[0].ItemKey != key || rep.NotRun[0].Error != "connect: connection refused" {
+		t.Errorf("not run: %+v", rep.NotRun)
+	}
+	all := append(append([]render.Finding{}, rep.Findings...), rep.BelowThreshold...)
+	if len(all) != 1 || all[0].StoppedAt != "intent" || strings.Join(all[0].MissedStages, ",") != "expert,eval" {
+		t.Errorf("findings: %+v", all)
+	}
+	for _, n := range rep.Notes {
+		if strings.Contains(n, "expert saw") {
+			t.Errorf("a note about an expert run that never happened: %q", n)
+		}
+	}
+}

@@ -1,11 +1,10 @@
-// Package evaluation measures review quality against a dataset of changes
-// with known (golden) issues: it loads and checks datasets, matches a
-// review's reported findings to golden issues (by line window, then
-// optionally by an LLM judge), counts true and false positives and
-// misses, compares a run with an earlier one by seed 000's criteria, and
-// imports the public code-review benchmark format. Running the reviews
-// themselves is the caller's business (cmd/reviewfleet/eval.go).
-package evaluation
+// Package dataset reads the evaluation dataset format: a directory of JSON
+// cases, each a change (a diff, or a repository with base and head) with the
+// issues known to be in it (golden issues). Decoding is strict, so a typo in
+// a case is an error naming its file rather than a silently empty case. The
+// evaluation matches reviews against these cases; the scripted reviewer of
+// the fake model reads them to know what a competent reviewer would find.
+package dataset
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package app
+package submit
 
 import (
 	"context"
@@ -8,29 +8,40 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/reviewfleet/reviewfleet/internal/submit"
+	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// incremental keys every reviewed file of nr and, when the request names
+// History reads the earlier reviews an incremental review builds on;
+// *store.Store provides it.
+type History interface {
+	// PreviousReview is the newest finished review of a change line (a
+	// pull request) of repo, or "" when there is none.
+	PreviousReview(ctx context.Context, repo, changeKey string) (string, error)
+	GetReview(ctx context.Context, id string) (store.Review, error)
+	// FileResultKeys maps each reviewed file of a review to its result key.
+	FileResultKeys(ctx context.Context, reviewID string) (map[string]string, error)
+}
+
+// Incremental keys every reviewed file of nr and, when the request names
 // an earlier review (or the change line has one), leaves the files whose
 // key did not change out of the intent plan: their findings are carried
-// from the earlier review instead.
+// from the earlier review instead. promptsDigest is PromptsDigest of the
+// prompt set the review runs with.
 //
 // An earlier review is only built on when it finished complete: a file
 // whose item failed there has no findings worth carrying.
-func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.NewReview) error {
-	digest := a.promptsDigest()
+func Incremental(ctx context.Context, h History, cfg config.Config, req Request, nr *store.NewReview, promptsDigest string) error {
 	settings := reviewSettings(nr.Config)
 	nr.Incremental = store.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
 	for _, f := range nr.Files {
 		if f.SkipReason == "" {
-			nr.Incremental.FileKeys[f.Path] = FileKey(f, digest, settings)
+			nr.Incremental.FileKeys[f.Path] = FileKey(f, promptsDigest, settings)
 		}
 	}
 	since := req.Since
 	if since == "" && req.ChangeKey != "" {
-		prev, err := a.Store.PreviousReview(ctx, nr.Repo, req.ChangeKey)
+		prev, err := h.PreviousReview(ctx, nr.Repo, req.ChangeKey)
 		if err != nil {
 			return err
 		}
@@ -39,7 +50,7 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 	if since == "" {
 		return nil
 	}
-	prev, err := a.Store.GetReview(ctx, since)
+	prev, err := h.GetReview(ctx, since)
 	if err != nil {
 		return fmt.Errorf("load the review to build on (--since): %w", err)
 	}
@@ -50,7 +61,7 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 		return fmt.Errorf("review %s cannot be built on: it is %s%s, not done and complete", since, prev.Status,
 			map[bool]string{true: " (incomplete)"}[prev.Incomplete])
 	}
-	keys, err := a.Store.FileResultKeys(ctx, since)
+	keys, err := h.FileResultKeys(ctx, since)
 	if err != nil {
 		return err
 	}
@@ -62,7 +73,7 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 			nr.Incremental.Carried = append(nr.Incremental.Carried, path)
 		}
 	}
-	nr.IntentMode, nr.Items = submit.Plan(a.Cfg.Intent, nr.Files, skip)
+	nr.IntentMode, nr.Items = Plan(cfg.Intent, nr.Files, skip)
 	if len(nr.Items) == 0 && nr.IntentMode == "" {
 		nr.IntentMode = prev.IntentMode
 	}
@@ -71,7 +82,7 @@ func (a *App) incremental(ctx context.Context, req submit.Request, nr *store.New
 
 // FileKey is the result key of one file of a review: two reviews give the
 // file the same findings when its head content, its diff, the prompt set
-// (promptsDigest), the settings that shape a review (models included) and
+// (PromptsDigest), the settings that shape a review (models included) and
 // the repository configuration's rules for the file are the same.
 func FileKey(f store.File, promptsDigest string, settings []byte) string {
 	h := sha256.New()

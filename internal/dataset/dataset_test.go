@@ -1,4 +1,4 @@
-package evaluation
+package dataset
 
 import (
 	"os"
@@ -113,24 +113,5 @@ func TestAnyLabelIsKeptAndNoted(t *testing.T) {
 	}
 	if !c.Golden[0].Foreign() || c.Golden[1].Foreign() || c.Golden[1].Related[0].Symbol != "f" {
 		t.Errorf("foreign or related wrong: %+v", c.Golden)
-	}
-	findings := []Finding{{File: "a.go", StartLine: 1, EndLine: 1, RiskType: "authorization"},
-		{File: "b.go", StartLine: 1, EndLine: 1, RiskType: "robustness"}}
-	m := MatchWindow(findings, c.Golden, 3)
-	r := Run{ID: "r", Cases: []CaseResult{Evaluate(c, findings, m, 0, Usage{})}}
-	r.Sum()
-	per := r.Totals.PerRiskType
-	if per["Security"].TP != 1 || per["data-loss"].FN != 1 || per["concurrency"].FN != 1 || per["robustness"].FP != 1 {
-		t.Errorf("per label %+v", per)
-	}
-	if got := strings.Join(r.Totals.ForeignLabels, ","); got != "Security,data-loss" {
-		t.Errorf("foreign labels %q", got)
-	}
-	var b strings.Builder
-	if err := WriteMarkdown(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "| Security | 1 | 0 | 0 |") || !strings.Contains(b.String(), "reviewfleet does not use: Security, data-loss.") {
-		t.Errorf("markdown:\n%s", b.String())
 	}
 }
