@@ -10,7 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"

@@ -47,6 +47,10 @@ type Reconciler struct {
 	// heartbeat again, so a Redis flush (which drops every heartbeat until
 	// the workers' next beat) does not look like a dead fleet (default 3s).
 	HeartbeatRecheck time.Duration
+	// StallGrace is how long a stage with no pending item may go without
+	// advancing before the reconciler advances it, so a worker that is
+	// about to advance it itself is not raced (default 1s).
+	StallGrace time.Duration
 	// LeaseStaleAfter is how long an active task's queue lease may go
 	// unextended before its worker is taken for dead (default
 	// DefaultLeaseStaleAfter).
@@ -97,7 +101,11 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 		}
 	}
 
-	stalled, err := r.Store.StalledReviews(ctx, time.Second, r.Only)
+	grace := r.StallGrace
+	if grace <= 0 {
+		grace = time.Second
+	}
+	stalled, err := r.Store.StalledReviews(ctx, grace, r.Only)
 	errs = append(errs, err)
 	for _, s := range stalled {
 		if err := r.Pipeline.AfterItem(ctx, s.ID); err != nil {

@@ -5,7 +5,7 @@
 # running again. The drills build the reviewfleet binary, start a
 # redis-server of their own on a free port (never the one at
 # TEST_REDIS_URL or 6379) and use the Postgres at TEST_DATABASE_URL (one
-# schema per drill). They need redis-server on PATH and take a few minutes.
+# database per drill). They need redis-server on PATH and take a few minutes.
 #
 # Usage: scripts/drill.sh [go test flags, e.g. -run TestKillDrill]
 # Environment: TEST_DATABASE_URL, DRILL_REVIEWS (reviews per drill; default

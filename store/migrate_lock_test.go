@@ -18,7 +18,7 @@ func TestParallelMigrateAppliesOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dsn := testenv.IsolatedSchema(t)
+	dsn := testenv.EmptySchema(t)
 	const runners = 6
 	var (
 		wg      sync.WaitGroup

@@ -116,7 +116,7 @@ func bulkSpec(ctx context.Context, a *app.App, manifest, org, filter, prState st
 		return bulk.Spec{Name: manifest, Source: "manifest:" + manifest, Entries: entries}, nil
 	}
 	entries, err := bulk.ListOrgPullRequests(ctx, org, bulk.GitHubOptions{
-		APIURL: a.Cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN"), RepoFilter: filter, PullRequests: prState,
+		APIURL: a.Cfg.GitHub.APIURL, Token: getenv(ctx, "GITHUB_TOKEN"), RepoFilter: filter, PullRequests: prState,
 	})
 	if err != nil {
 		return bulk.Spec{}, err

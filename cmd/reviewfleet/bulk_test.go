@@ -54,7 +54,8 @@ func manifestLine(t *testing.T, e bulk.Entry) string {
 // reviews never exceed the capacity, and re-running the command submits
 // nothing again. A malformed line is reported first and nothing submitted.
 func TestBulkManifestThroughTwoWorkers(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	// Each model call takes a little while, so that the batch takes about
@@ -80,9 +81,9 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		"REVIEWFLEET_EXPERT_RUN_TIMEOUT":        "8s",
 		"REVIEWFLEET_FLEET_MAX_RUNNING_REVIEWS": "3",
 	} {
-		t.Setenv(k, v)
+		env[k] = v
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -103,16 +104,16 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 
 	bad := append(append([]string{}, lines[:5]...), `{"repo": "/x", "base": "main"}`)
 	bad = append(bad, lines[5:]...)
-	_, _, err := runCmd(t, "bulk", "--manifest", writeManifest(t, bad), "--no-wait")
+	_, _, err := runEnv(t, env, "bulk", "--manifest", writeManifest(t, bad), "--no-wait")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "line 6: missing head") {
 		t.Fatalf("malformed manifest: %v", err)
 	}
-	if out, _, err := runCmd(t, "batch", "list"); err != nil || strings.Count(out, "\n") != 1 {
+	if out, _, err := runEnv(t, env, "batch", "list"); err != nil || strings.Count(out, "\n") != 1 {
 		t.Fatalf("a malformed manifest submitted something: %v\n%s", err, out)
 	}
 
-	cfg, err := config.Load("")
+	cfg, err := config.LoadEnv("", env.lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 	}()
 
 	manifest := writeManifest(t, lines)
-	out, stderr, err := runCmd(t, "bulk", "--manifest", manifest, "--no-wait", "--max-running", "2", "--label", "team=core")
+	out, stderr, err := runEnv(t, env, "bulk", "--manifest", manifest, "--no-wait", "--max-running", "2", "--label", "team=core")
 	if err != nil {
 		t.Fatalf("bulk: %v\n%s", err, stderr)
 	}
@@ -201,7 +202,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 	if err != nil || len(entries) != 12 || !entries[11].Duplicate || entries[11].ReviewID != entries[3].ReviewID {
 		t.Fatalf("entries: %+v %v", entries, err)
 	}
-	status, _, err := runCmd(t, "batch", "status", batchID)
+	status, _, err := runEnv(t, env, "batch", "status", batchID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,19 +216,19 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 			t.Errorf("batch status lacks %q:\n%s", want, status)
 		}
 	}
-	report, _, err := runCmd(t, "batch", "report", batchID)
+	report, _, err := runEnv(t, env, "batch", "report", batchID)
 	if err != nil || strings.Count(report, "\n## ") != 11 || !strings.Contains(report, "Cost: ") {
 		t.Errorf("batch report (%v):\n%s", err, report)
 	}
 
 	// Re-running the same command is a resumption: nothing new.
-	_, stderr, err = runCmd(t, "bulk", "--manifest", manifest, "--no-wait")
+	_, stderr, err = runEnv(t, env, "bulk", "--manifest", manifest, "--no-wait")
 	if err != nil || !strings.Contains(stderr, "0 new reviews, 0 linked to identical reviews, 12 already submitted") {
 		t.Fatalf("re-run: %v\n%s", err, stderr)
 	}
 	// A new batch of the same changes links the done reviews.
 	lines[0] = strings.Replace(lines[0], `"n":"0"`, `"n":"again"`, 1)
-	_, stderr, err = runCmd(t, "bulk", "--manifest", writeManifest(t, lines[:2]), "--no-wait")
+	_, stderr, err = runEnv(t, env, "bulk", "--manifest", writeManifest(t, lines[:2]), "--no-wait")
 	if err != nil || !strings.Contains(stderr, "0 new reviews, 2 linked to identical reviews") {
 		t.Fatalf("second batch of done changes: %v\n%s", err, stderr)
 	}
@@ -236,15 +237,17 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 // bulk without REDIS_URL runs a fleet in the command; on a shared database
 // that fleet would adopt everyone's pending work, so it is refused.
 func TestBulkRefusesAPrivateFleetOnASharedDatabase(t *testing.T) {
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("REDIS_URL", "")
-	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	t.Setenv("OPENAI_API_KEY", "unused")
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	t.Parallel()
+	env := testEnv{}
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["REDIS_URL"] = ""
+	env["OPENAI_BASE_URL"] = "http://127.0.0.1:1/v1"
+	env["OPENAI_API_KEY"] = "unused"
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
 	manifest := writeManifest(t, []string{`{"repo": "/x", "base": "main", "head": "next"}`})
-	_, _, err := runCmd(t, "bulk", "--manifest", manifest)
+	_, _, err := runEnv(t, env, "bulk", "--manifest", manifest)
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Fatalf("bulk on a shared database without Redis: %v", err)

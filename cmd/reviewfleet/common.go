@@ -55,11 +55,15 @@ func logger(stderr io.Writer) *slog.Logger {
 
 // open loads the configuration and opens the app.
 func open(ctx context.Context, cfgPath string, stderr io.Writer, opts app.Options, edit func(*config.Config)) (*app.App, func(), error) {
-	cfg, err := config.Load(cfgPath)
+	env := envOf(ctx)
+	if cfgPath == "" {
+		cfgPath = getenv(ctx, "REVIEWFLEET_CONFIG")
+	}
+	cfg, err := config.LoadEnv(cfgPath, env.lookup)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, w := range config.EnvWarnings(os.Environ()) {
+	for _, w := range config.EnvWarnings(env.environ()) {
 		fmt.Fprintln(stderr, "reviewfleet: warning:", w)
 	}
 	if edit != nil {

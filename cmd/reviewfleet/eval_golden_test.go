@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -67,10 +68,10 @@ func outcomesSince(g *llmfake.GoldenReviewer, before map[string]map[string]int) 
 	return now
 }
 
-func runGoldenEval(t *testing.T, dataset string, extra ...string) goldenDoc {
+func runGoldenEval(t *testing.T, env testEnv, dataset string, extra ...string) goldenDoc {
 	t.Helper()
 	args := append([]string{"eval", "--dataset", dataset, "--format", "json", "--quiet"}, extra...)
-	out, stderr, err := runCmd(t, args...)
+	out, stderr, err := runEnv(t, env, args...)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr)
 	}
@@ -92,7 +93,7 @@ func runGoldenEval(t *testing.T, dataset string, extra ...string) goldenDoc {
 // decoys. The same reviewer loses the issues when the tools or the filter
 // in front of them fail it: the totals depend on the tools working.
 func TestEvalGoldenReviewerDependsOnTheExpertTools(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dataset, err := filepath.Abs(filepath.Join("..", "..", "testdata", "eval", "polyglot"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,13 +112,11 @@ func TestEvalGoldenReviewerDependsOnTheExpertTools(t *testing.T) {
 		return answer(ctx, req)
 	})
 	defer srv.Close()
-	for k, v := range map[string]string{
+	env := testEnv{
 		"DATABASE_URL": testenv.IsolatedSchema(t), "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
 		"REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(), "REVIEWFLEET_WORKER_TASK_CHECK_INTERVAL": "20ms",
-	} {
-		t.Setenv(k, v)
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -125,9 +124,10 @@ func TestEvalGoldenReviewerDependsOnTheExpertTools(t *testing.T) {
 	// unchanged helpers (as the expert's filter once ignored every file)
 	// hides exactly the code the cross-file issues depend on.
 	t.Run("helpers hidden from the searches", func(t *testing.T) {
-		t.Setenv("REVIEWFLEET_INTENT_IGNORE", "store/**, reports/storage.py, src/lib/**, **/AccountRepo.java")
+		hidden := maps.Clone(env)
+		hidden["REVIEWFLEET_INTENT_IGNORE"] = "store/**, reports/storage.py, src/lib/**, **/AccountRepo.java"
 		before := reviewer.ToolOutcomes()
-		doc := runGoldenEval(t, dataset)
+		doc := runGoldenEval(t, hidden, dataset)
 		if tt := doc.Totals; tt.TP != golden-4 || tt.FN != 4 || tt.FP != 0 {
 			t.Errorf("with the helpers hidden: TP %d FN %d FP %d, want TP %d FN 4 FP 0", tt.TP, tt.FN, tt.FP, golden-4)
 		}
@@ -136,12 +136,12 @@ func TestEvalGoldenReviewerDependsOnTheExpertTools(t *testing.T) {
 		}
 	})
 
-	t.Setenv("REDIS_URL", testenv.RedisURL(t))
-	t.Setenv("REVIEWFLEET_WORKER_HEALTH_ADDR", "127.0.0.1:0")
-	_, workerLog := startWorkerProcess(t)
+	env["REDIS_URL"] = testenv.RedisURL(t)
+	env["REVIEWFLEET_WORKER_HEALTH_ADDR"] = "127.0.0.1:0"
+	_, workerLog := startWorkerProcess(t, env)
 
 	before := reviewer.ToolOutcomes()
-	doc := runGoldenEval(t, dataset, "--parallel", "2")
+	doc := runGoldenEval(t, env, dataset, "--parallel", "2")
 	tt := doc.Totals
 	if tt.Golden != golden || golden < 10 || tt.Recall != 1 || tt.FN != 0 || tt.Precision < 0.9 {
 		t.Fatalf("totals TP %d FP %d FN %d of %d golden issues, precision %.3f recall %.3f: want recall 1 and precision ≥ 0.9\nworker:\n%s",
@@ -165,7 +165,7 @@ func TestEvalGoldenReviewerDependsOnTheExpertTools(t *testing.T) {
 	// what it cannot find, however true.
 	blind.Store(true)
 	before = reviewer.ToolOutcomes()
-	doc = runGoldenEval(t, dataset, "--parallel", "2")
+	doc = runGoldenEval(t, env, dataset, "--parallel", "2")
 	if tt := doc.Totals; tt.TP != 0 || tt.FN != golden || tt.Recall != 0 {
 		t.Errorf("with empty searches: TP %d FN %d recall %.3f, want nothing found", tt.TP, tt.FN, tt.Recall)
 	}

@@ -121,12 +121,11 @@ type evalDoc struct {
 	} `json:"ablation"`
 }
 
-// judgingEnv points the commands at a migrated schema and a markers
+// judgingEnv points the commands at a migrated database and a markers
 // reviewer whose judge always agrees, each reviewer reply after delay; it
-// returns the schema's DSN.
-func judgingEnv(t *testing.T, delay time.Duration) string {
+// returns the commands' environment and the database's DSN.
+func judgingEnv(t *testing.T, delay time.Duration) (testEnv, string) {
 	t.Helper()
-	clearEnv(t)
 	marked := llmfake.Markers("")
 	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
 		if llmfake.SchemaName(req) == "reviewfleet_judge" {
@@ -137,23 +136,22 @@ func judgingEnv(t *testing.T, delay time.Duration) string {
 	})
 	t.Cleanup(srv.Close)
 	dsn := testenv.IsolatedSchema(t)
-	for k, v := range map[string]string{
+	env := testEnv{
 		"DATABASE_URL": dsn, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
 		"REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
-	} {
-		t.Setenv(k, v)
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
-	return dsn
+	return env, dsn
 }
 
 func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
-	dsn := judgingEnv(t, 0)
+	t.Parallel()
+	env, dsn := judgingEnv(t, 0)
 	dataset := evalRepo(t)
 
-	out, stderr, err := runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--quiet")
+	out, stderr, err := runEnv(t, env, "eval", "--dataset", dataset, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr)
 	}
@@ -182,7 +180,7 @@ func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
 
 	// With a judge that always agrees, each unmatched finding takes the
 	// unmatched golden issue of its file or the text-only one.
-	out, stderr, err = runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--quiet",
+	out, stderr, err = runEnv(t, env, "eval", "--dataset", dataset, "--format", "json", "--quiet",
 		"--judge-model", "judge-model", "--compare", first.RunID)
 	var ee exitError
 	if err != nil && (!errors.As(err, &ee) || ee.code != exitFindings) {
@@ -227,7 +225,7 @@ func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
 	}
 
 	// Markdown: the comparison ends with a verdict line.
-	out, _, err = runCmd(t, "eval", "--dataset", dataset, "--quiet", "--compare", first.RunID)
+	out, _, err = runEnv(t, env, "eval", "--dataset", dataset, "--quiet", "--compare", first.RunID)
 	if !strings.Contains(out, "| 2 | 2 | 2 | 0.500 | 0.500 | 0.500 |") || !strings.Contains(out, "FAIL: FP not down (2 → 2)") ||
 		!errors.As(err, &ee) || ee.code != exitFindings {
 		t.Fatalf("markdown compare: %v\n%s", err, out)
@@ -235,19 +233,20 @@ func TestEvalCountsMatchesAndComparesRuns(t *testing.T) {
 }
 
 func TestEvalAblationRunsEachToggleOff(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	srv := llmfake.New(llmfake.Markers(""))
 	defer srv.Close()
 	for k, v := range map[string]string{
 		"DATABASE_URL": testenv.IsolatedSchema(t), "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
 		"REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(), "REVIEWFLEET_HARNESS_VERIFY_ENABLED": "false",
 	} {
-		t.Setenv(k, v)
+		env[k] = v
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "eval", "--dataset", evalRepo(t), "--format", "json", "--quiet", "--toggles", "verify,eval")
+	out, stderr, err := runEnv(t, env, "eval", "--dataset", evalRepo(t), "--format", "json", "--quiet", "--toggles", "verify,eval")
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr)
 	}
@@ -267,13 +266,14 @@ func TestEvalAblationRunsEachToggleOff(t *testing.T) {
 	if doc.Totals.TP != 2 {
 		t.Errorf("all-on totals %+v", doc.Totals)
 	}
-	if _, _, err := runCmd(t, "eval", "--dataset", "x", "--toggles", "verify,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, _, err := runEnv(t, env, "eval", "--dataset", "x", "--toggles", "verify,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown toggle: %v", err)
 	}
 }
 
 func TestEvalImportWritesADataset(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	var asked []string
 	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked = append(asked, r.URL.Path+" "+r.Header.Get("Authorization"))
@@ -285,15 +285,15 @@ func TestEvalImportWritesADataset(t *testing.T) {
 		fmt.Fprint(w, `{"number": 3, "title": "T", "base": {"repo": {"clone_url": "https://example.com/o/r.git"}}}`)
 	}))
 	defer gh.Close()
-	t.Setenv("GITHUB_API_URL", gh.URL+"/")
-	t.Setenv("GITHUB_TOKEN", "secret-token")
+	env["GITHUB_API_URL"] = gh.URL + "/"
+	env["GITHUB_TOKEN"] = "secret-token"
 	golden := filepath.Join(t.TempDir(), "golden.json")
 	if err := os.WriteFile(golden, []byte(`[{"pr_title": "T", "url": "https://github.com/o/r/pull/3",
 		"comments": [{"comment": "y is unused", "severity": "Low"}]}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "ds")
-	stdout, _, err := runCmd(t, "eval", "import", "--golden", golden, "--out", out)
+	stdout, _, err := runEnv(t, env, "eval", "import", "--golden", golden, "--out", out)
 	if err != nil || !strings.Contains(stdout, "wrote 1 cases") {
 		t.Fatalf("import: %v\n%s", err, stdout)
 	}
@@ -304,7 +304,7 @@ func TestEvalImportWritesADataset(t *testing.T) {
 	if err != nil || len(cases) != 1 || cases[0].Golden[0].File != "" || cases[0].Golden[0].Severity != "Low" {
 		t.Fatalf("dataset %+v %v", cases, err)
 	}
-	if _, _, err := runCmd(t, "eval", "import", "--golden", golden); err == nil || !strings.Contains(err.Error(), "--out") {
+	if _, _, err := runEnv(t, env, "eval", "import", "--golden", golden); err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("missing --out: %v", err)
 	}
 }
@@ -314,17 +314,18 @@ func TestEvalImportWritesADataset(t *testing.T) {
 // each judge call is recorded with its own case's review. Without a fleet
 // the flag is refused.
 func TestEvalParallelOnAFleet(t *testing.T) {
-	dsn := judgingEnv(t, 40*time.Millisecond) // long enough reviews to overlap
+	t.Parallel()
+	env, dsn := judgingEnv(t, 40*time.Millisecond) // long enough reviews to overlap
 	dataset := evalRepo(t)
-	if _, _, err := runCmd(t, "eval", "--dataset", dataset, "--parallel", "2"); err == nil || !strings.Contains(err.Error(), "--parallel above 1 needs a fleet") {
+	if _, _, err := runEnv(t, env, "eval", "--dataset", dataset, "--parallel", "2"); err == nil || !strings.Contains(err.Error(), "--parallel above 1 needs a fleet") {
 		t.Fatalf("--parallel without a fleet: %v", err)
 	}
 
-	t.Setenv("REDIS_URL", testenv.RedisURL(t))
-	t.Setenv("REVIEWFLEET_WORKER_HEALTH_ADDR", "127.0.0.1:0")
-	_, workerLog := startWorkerProcess(t)
+	env["REDIS_URL"] = testenv.RedisURL(t)
+	env["REVIEWFLEET_WORKER_HEALTH_ADDR"] = "127.0.0.1:0"
+	_, workerLog := startWorkerProcess(t, env)
 
-	out, stderr, err := runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--parallel", "2", "--judge-model", "judge-model")
+	out, stderr, err := runEnv(t, env, "eval", "--dataset", dataset, "--format", "json", "--parallel", "2", "--judge-model", "judge-model")
 	if err != nil {
 		t.Fatalf("eval --parallel 2: %v\n%s\nworker:\n%s", err, stderr, workerLog.String())
 	}
@@ -372,7 +373,7 @@ func TestEvalParallelOnAFleet(t *testing.T) {
 
 	// The parallelism is stored with the run, and comparing against a run
 	// made with another one says so.
-	_, stderr, err = runCmd(t, "eval", "--dataset", dataset, "--format", "json", "--quiet", "--compare", doc.RunID)
+	_, stderr, err = runEnv(t, env, "eval", "--dataset", dataset, "--format", "json", "--quiet", "--compare", doc.RunID)
 	var ee exitError
 	if err != nil && (!errors.As(err, &ee) || ee.code != exitFindings) {
 		t.Fatalf("eval --compare: %v\n%s", err, stderr)

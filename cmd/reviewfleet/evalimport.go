@@ -25,7 +25,7 @@ func cmdEvalImport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *golden == "" || *out == "" {
 		return exitError{code: exitUsage, err: errors.New("eval import needs --golden FILE.json and --out DIR")}
 	}
-	cfg, err := config.Load(*cfgPath)
+	cfg, err := config.LoadEnv(*cfgPath, envOf(ctx).lookup)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func cmdEvalImport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return exitError{code: exitUsage, err: fmt.Errorf("%s: %w", *golden, err)}
 	}
-	client, err := bulk.NewGitHubClient(bulk.GitHubOptions{APIURL: cfg.GitHub.APIURL, Token: os.Getenv("GITHUB_TOKEN")})
+	client, err := bulk.NewGitHubClient(bulk.GitHubOptions{APIURL: cfg.GitHub.APIURL, Token: getenv(ctx, "GITHUB_TOKEN")})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/reviewfleet/reviewfleet/stages/report"
@@ -45,6 +46,10 @@ func main() {
 }
 
 var errUsage = errors.New("usage")
+
+// reportVersion sets the version reports carry once: commands run side by
+// side in one process (in tests) would otherwise write it concurrently.
+var reportVersion sync.Once
 
 const usage = `reviewfleet — a fleet of workers that reviews changes with LLMs
 
@@ -85,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
 		return printVersion(stdout)
 	}
-	report.Version = versionString()
+	reportVersion.Do(func() { report.Version = versionString() })
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
 		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,

@@ -36,11 +36,60 @@ func TestMain(m *testing.M) {
 func clearEnv(t *testing.T) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "REVIEWFLEET_") || strings.HasPrefix(k, "OPENAI_") || k == "DATABASE_URL" || k == "REDIS_URL" {
+		if configVar(k) {
 			t.Setenv(k, "")
 			os.Unsetenv(k)
 		}
 	}
+}
+
+// configVar reports whether the variable k reaches a command's config.
+func configVar(k string) bool {
+	return strings.HasPrefix(k, "REVIEWFLEET_") || strings.HasPrefix(k, "OPENAI_") ||
+		strings.HasPrefix(k, "GITHUB_") || k == "DATABASE_URL" || k == "REDIS_URL"
+}
+
+// testEnv is the environment of the commands one test runs: of the
+// variables that reach a command's config only those set here are seen,
+// whatever the process has, and the test may run in parallel with others.
+type testEnv map[string]string
+
+func (e testEnv) lookup(k string) (string, bool) {
+	if v, ok := e[k]; ok {
+		return v, true
+	}
+	if configVar(k) {
+		return "", false
+	}
+	return os.LookupEnv(k)
+}
+
+func (e testEnv) environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !configVar(k) {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// context returns ctx whose commands read e as their environment.
+func (e testEnv) context(ctx context.Context) context.Context {
+	return withEnv(ctx, environment{lookup: e.lookup, environ: e.environ})
+}
+
+// runEnv runs a command with env as its environment.
+func runEnv(t *testing.T, env testEnv, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := run(env.context(ctx), args, &out, &errOut)
+	return out.String(), errOut.String(), err
 }
 
 func runCmd(t *testing.T, args ...string) (string, string, error) {
@@ -73,14 +122,15 @@ func TestUsageAndBadArguments(t *testing.T) {
 }
 
 func TestRealReviewWithoutEndpointFailsFast(t *testing.T) {
-	clearEnv(t)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
+	t.Parallel()
+	env := testEnv{}
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, _, err = runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head)
+	_, _, err = runEnv(t, env, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head)
 	if err == nil || !strings.Contains(err.Error(), "OPENAI_BASE_URL") || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Fatalf("want an error naming OPENAI_BASE_URL and OPENAI_API_KEY, got %v", err)
 	}
@@ -90,10 +140,11 @@ func TestRealReviewWithoutEndpointFailsFast(t *testing.T) {
 }
 
 func TestDemoThenStatusAndReport(t *testing.T) {
-	clearEnv(t)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	out, stderr, err := runCmd(t, "review", "--demo", "--format", "json")
+	t.Parallel()
+	env := testEnv{}
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	out, stderr, err := runEnv(t, env, "review", "--demo", "--format", "json")
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, stderr)
 	}
@@ -110,7 +161,7 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 		len(doc.Notes) != 1 || !strings.Contains(doc.Notes[0], "recorded exchange") {
 		t.Fatalf("demo json: %v %+v\n%s", err, doc, out)
 	}
-	status, _, err := runCmd(t, "status", doc.ReviewID)
+	status, _, err := runEnv(t, env, "status", doc.ReviewID)
 	if err != nil || !strings.Contains(status, "done") || !strings.Contains(status, "eval") {
 		t.Fatalf("status: %v\n%s", err, status)
 	}
@@ -118,24 +169,28 @@ func TestDemoThenStatusAndReport(t *testing.T) {
 	if !strings.Contains(status, "runs; tools: read_file") || !strings.Contains(status, "rounds; tools: read_file 1 hit") {
 		t.Errorf("status lacks the expert runs' tool health:\n%s", status)
 	}
-	sarif, _, err := runCmd(t, "report", doc.ReviewID, "--format", "sarif")
+	sarif, _, err := runEnv(t, env, "report", doc.ReviewID, "--format", "sarif")
 	if err != nil || !strings.Contains(sarif, `"version": "2.1.0"`) {
 		t.Fatalf("report: %v\n%s", err, sarif)
 	}
-	list, _, err := runCmd(t, "status")
+	list, _, err := runEnv(t, env, "status")
 	if err != nil || !strings.Contains(list, doc.ReviewID) {
 		t.Fatalf("status list: %v\n%s", err, list)
 	}
 }
 
 // startWorkerProcess runs `reviewfleet worker` in a process of its own
-// with this test's environment; it is killed when the test ends. The
-// returned buffer collects its stderr.
-func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncio.Buffer) {
+// with env (the process environment when nil); it is killed when the test
+// ends. The returned buffer collects its stderr.
+func startWorkerProcess(t *testing.T, env testEnv) (*exec.Cmd, *syncio.Buffer) {
 	t.Helper()
 	log := &syncio.Buffer{}
 	w := exec.Command(os.Args[0], "worker")
-	w.Env = append(os.Environ(), "REVIEWFLEET_BE_MAIN=1")
+	environ := os.Environ()
+	if env != nil {
+		environ = env.environ()
+	}
+	w.Env = append(environ, "REVIEWFLEET_BE_MAIN=1")
 	w.Stderr = log
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -148,29 +203,26 @@ func startWorkerProcess(t *testing.T) (*exec.Cmd, *syncio.Buffer) {
 // submitted against the machine's Redis and Postgres and an
 // OpenAI-compatible server.
 func TestSeparateWorkerProcess(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	srv := llmfake.New(demo.Handler)
 	defer srv.Close()
-	dsn := testenv.IsolatedSchema(t)
+	dsn := testenv.EmptySchema(t)
 	redisURL := testenv.RedisURL(t)
-	env := map[string]string{
+	env := testEnv{
 		"DATABASE_URL": dsn, "REDIS_URL": redisURL, "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
 		"REVIEWFLEET_WORKER_HEALTH_ADDR": "127.0.0.1:0", "REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
 		"REVIEWFLEET_WORKER_TASK_CHECK_INTERVAL": "20ms",
 	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	if out, _, err := runCmd(t, "migrate"); err != nil || !strings.Contains(out, "applied") {
+	if out, _, err := runEnv(t, env, "migrate"); err != nil || !strings.Contains(out, "applied") {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
-	w, workerLog := startWorkerProcess(t)
+	w, workerLog := startWorkerProcess(t, env)
 
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json")
+	out, stderr, err := runEnv(t, env, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json")
 	if err != nil {
 		t.Fatalf("review: %v\n%s\nworker:\n%s", err, stderr, workerLog.String())
 	}

@@ -20,23 +20,24 @@ import (
 // A provider that answers 401 to every call: the review fails and the
 // command exits 4, with the provider's message, so a CI job stops.
 func TestReviewAgainstARefusingProviderExitsFailed(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	srv := llmfake.New(func(context.Context, openai.ChatCompletionRequest) llmfake.Reply {
 		return llmfake.Fail(401, "Incorrect API key provided")
 	})
 	t.Cleanup(srv.Close)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "wrong")
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["OPENAI_BASE_URL"] = srv.URL
+	env["OPENAI_API_KEY"] = "wrong"
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	if _, stderr, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet")
+	out, stderr, err := runEnv(t, env, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != exitFailed {
 		t.Fatalf("want exit code %d, got %v\n%s", exitFailed, err, stderr)
@@ -47,8 +48,9 @@ func TestReviewAgainstARefusingProviderExitsFailed(t *testing.T) {
 }
 
 func TestFailOnNeedsASeverity(t *testing.T) {
-	clearEnv(t)
-	_, _, err := runCmd(t, "review", "--demo", "--fail-on", "dire")
+	t.Parallel()
+	env := testEnv{}
+	_, _, err := runEnv(t, env, "review", "--demo", "--fail-on", "dire")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != exitUsage {
 		t.Fatalf("want a usage error, got %v", err)
@@ -57,10 +59,11 @@ func TestFailOnNeedsASeverity(t *testing.T) {
 
 // The demo reports a critical finding: --fail-on high gates on it.
 func TestFailOnGatesOnReportedFindings(t *testing.T) {
-	clearEnv(t)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	_, stderr, err := runCmd(t, "review", "--demo", "--quiet", "--fail-on", "high")
+	t.Parallel()
+	env := testEnv{}
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	_, stderr, err := runEnv(t, env, "review", "--demo", "--quiet", "--fail-on", "high")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != exitFindings {
 		t.Fatalf("want exit code %d, got %v\n%s", exitFindings, err, stderr)
@@ -70,7 +73,8 @@ func TestFailOnGatesOnReportedFindings(t *testing.T) {
 // Replies for one file that never parse: the review is done but
 // incomplete, the command exits 3, and status says why.
 func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
 		for _, m := range req.Messages {
 			if llmfake.SchemaName(req) == "reviewfleet_intent" && strings.Contains(m.Content, "### File: api/auth.go") {
@@ -80,19 +84,19 @@ func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
 		return demo.Handler(ctx, req)
 	})
 	t.Cleanup(srv.Close)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "test")
-	t.Setenv("REVIEWFLEET_LLM_MODEL", demo.Model)
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["OPENAI_BASE_URL"] = srv.URL
+	env["OPENAI_API_KEY"] = "test"
+	env["REVIEWFLEET_LLM_MODEL"] = demo.Model
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	if _, stderr, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json", "--quiet")
+	out, stderr, err := runEnv(t, env, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json", "--quiet")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != exitIncomplete {
 		t.Fatalf("want exit code %d, got %v\n%s", exitIncomplete, err, stderr)
@@ -104,7 +108,7 @@ func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Incomplete {
 		t.Fatalf("json: %v %+v", err, doc)
 	}
-	status, _, err := runCmd(t, "status", doc.ReviewID)
+	status, _, err := runEnv(t, env, "status", doc.ReviewID)
 	if err != nil || !strings.Contains(status, "INCOMPLETE: items not reviewed: 1") || !strings.Contains(status, "invalid LLM reply") {
 		t.Fatalf("status: %v\n%s", err, status)
 	}
@@ -114,7 +118,8 @@ func TestIncompleteReviewExitsThreeAndStatusSaysWhy(t *testing.T) {
 // was interrupted and what did not run, rather than listing unchecked
 // findings as if it were complete.
 func TestInterruptedReviewSaysSo(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	called, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	srv := llmfake.New(func(ctx context.Context, _ openai.ChatCompletionRequest) llmfake.Reply {
@@ -127,11 +132,11 @@ func TestInterruptedReviewSaysSo(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "k")
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["OPENAI_BASE_URL"] = srv.URL
+	env["OPENAI_API_KEY"] = "k"
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	if _, stderr, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
@@ -148,7 +153,7 @@ func TestInterruptedReviewSaysSo(t *testing.T) {
 		}
 	}()
 	var out, errOut bytes.Buffer
-	err = run(ctx, []string{"review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet"}, &out, &errOut)
+	err = run(env.context(ctx), []string{"review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--quiet"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("want an interrupted error, got %v\n%s", err, errOut.String())
 	}

@@ -111,25 +111,26 @@ func verdictsOf(t *testing.T, out string) string {
 // the same findings and verdicts. A recording missing a reply fails the
 // replay with an error naming the stage and item.
 func TestReplayWithTheServerClosed(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	var calls atomic.Int64
 	srv := llmfake.New(func(ctx context.Context, req openai.ChatCompletionRequest) llmfake.Reply {
 		calls.Add(1)
 		return demo.Handler(ctx, req)
 	})
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "test")
-	t.Setenv("REVIEWFLEET_LLM_MODEL", demo.Model)
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	if _, stderr, err := runCmd(t, "migrate"); err != nil {
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["OPENAI_BASE_URL"] = srv.URL
+	env["OPENAI_API_KEY"] = "test"
+	env["REVIEWFLEET_LLM_MODEL"] = demo.Model
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	if _, stderr, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
 	r, err := demo.WriteRepo(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := runCmd(t, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json", "--quiet")
+	out, stderr, err := runEnv(t, env, "review", "--repo", r.Dir, "--base", r.Base, "--head", r.Head, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("recorded review: %v\n%s", err, stderr)
 	}
@@ -147,20 +148,20 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 	// A configured fleet is set aside: the recorded replies are served by
 	// this process, so the queue and the worker run here, and the notice
 	// says so rather than claiming REDIS_URL is missing.
-	t.Setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-	out, stderr, err = runCmd(t, "review", "--replay", doc.ReviewID, "--format", "json", "--quiet")
+	env["REDIS_URL"] = "redis://127.0.0.1:1/0"
+	out, stderr, err = runEnv(t, env, "review", "--replay", doc.ReviewID, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("replay from the database: %v\n%s", err, stderr)
 	}
 	if !strings.Contains(stderr, "the recorded replies are served from this process: using an in-process Redis") || strings.Contains(stderr, "no REDIS_URL is set") {
 		t.Errorf("replay notice:\n%s", stderr)
 	}
-	t.Setenv("REDIS_URL", "")
+	env["REDIS_URL"] = ""
 	if got := verdictsOf(t, out); got != recorded {
 		t.Errorf("replay from the database differs:\n%s\nrecorded:\n%s", got, recorded)
 	}
 
-	rec, stderr, err := runCmd(t, "recording", "export", doc.ReviewID)
+	rec, stderr, err := runEnv(t, env, "recording", "export", doc.ReviewID)
 	if err != nil {
 		t.Fatalf("export: %v\n%s", err, stderr)
 	}
@@ -168,7 +169,7 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 	if err := os.WriteFile(file, []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err = runCmd(t, "review", "--replay", file, "--repo", r.Dir, "--format", "json", "--quiet")
+	out, stderr, err = runEnv(t, env, "review", "--replay", file, "--repo", r.Dir, "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("replay from a file: %v\n%s", err, stderr)
 	}
@@ -179,7 +180,7 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 		t.Errorf("the replays called the closed server %d times", calls.Load()-sent)
 	}
 
-	if _, _, err := runCmd(t, "review", "--replay", file, "--base", "HEAD"); err == nil || !strings.Contains(err.Error(), "--replay takes its change from the recording") {
+	if _, _, err := runEnv(t, env, "review", "--replay", file, "--base", "HEAD"); err == nil || !strings.Contains(err.Error(), "--replay takes its change from the recording") {
 		t.Errorf("--replay with --base: %v", err)
 	}
 
@@ -200,7 +201,7 @@ func TestReplayWithTheServerClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, stderr, err = runCmd(t, "review", "--replay", file, "--format", "json", "--quiet")
+	_, stderr, err = runEnv(t, env, "review", "--replay", file, "--format", "json", "--quiet")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != exitFailed || !strings.Contains(err.Error(), "replay: no recorded reply for expert item f") {
 		t.Fatalf("want exit %d naming the expert item, got %v\n%s", exitFailed, err, stderr)

@@ -16,7 +16,8 @@ import (
 // serve's public port answers the webhook and nothing else; the probes
 // and the metrics are on the admin address.
 func TestServeKeepsProbesAndMetricsOffTheWebhookPort(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
+	env := testEnv{}
 	for k, v := range map[string]string{
 		"DATABASE_URL": testenv.IsolatedSchema(t), "REDIS_URL": testenv.RedisURL(t),
 		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "unused",
@@ -24,15 +25,15 @@ func TestServeKeepsProbesAndMetricsOffTheWebhookPort(t *testing.T) {
 		"REVIEWFLEET_WEBHOOK_ADDR":       "127.0.0.1:0",
 		"REVIEWFLEET_WEBHOOK_ADMIN_ADDR": "127.0.0.1:0",
 	} {
-		t.Setenv(k, v)
+		env[k] = v
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncio.Buffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, &out, &errOut) }()
+	go func() { done <- run(env.context(ctx), []string{"serve"}, &out, &errOut) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -14,10 +14,11 @@ import (
 // the Markdown and the JSON, and its JSON has no long floats, no 0 for an
 // absent link and no stop reason that contradicts the expert's verdict.
 func TestDemoReportSaysWhy(t *testing.T) {
-	clearEnv(t)
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("REVIEWFLEET_EXPERT_SNAPSHOT_DIR", t.TempDir())
-	out, stderr, err := runCmd(t, "review", "--demo", "--format", "json", "--quiet")
+	t.Parallel()
+	env := testEnv{}
+	env["DATABASE_URL"] = testenv.IsolatedSchema(t)
+	env["REVIEWFLEET_EXPERT_SNAPSHOT_DIR"] = t.TempDir()
+	out, stderr, err := runEnv(t, env, "review", "--demo", "--format", "json", "--quiet")
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, stderr)
 	}
@@ -78,7 +79,7 @@ func TestDemoReportSaysWhy(t *testing.T) {
 		t.Error("a merged_into of 0")
 	}
 
-	md, _, err := runCmd(t, "report", doc.ReviewID)
+	md, _, err := runEnv(t, env, "report", doc.ReviewID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -489,6 +489,12 @@ func Default() Config {
 // defaults, then applies the environment, then validates.
 func Load(path string) (Config, error) {
 	return load(path, os.LookupEnv)
+}
+
+// LoadEnv is Load with the environment read through lookup (os.LookupEnv
+// for Load), so a caller can run with variables of its own.
+func LoadEnv(path string, lookup func(string) (string, bool)) (Config, error) {
+	return load(path, lookup)
 }
 
 func load(path string, env func(string) (string, bool)) (Config, error) {

@@ -90,17 +90,13 @@ func diskDrill(t *testing.T, cache, want string) {
 // ends within a minute instead of retrying them every second until its
 // timeout (30 minutes by default).
 func TestReadOnlySnapshotCacheDrill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and mounts a file system")
-	}
+	processDrill(t)
 	diskDrill(t, mountTmpfs(t, "1m", "ro"), "snapshot cache not writable")
 }
 
 // The same with the cache's file system full.
 func TestFullSnapshotCacheDrill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and mounts a file system")
-	}
+	processDrill(t)
 	cache := mountTmpfs(t, "256k")
 	fill, err := os.Create(filepath.Join(cache, "fill"))
 	if err != nil {

@@ -305,6 +305,18 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	return s[max(0, min(i-1, len(s)-1))]
 }
 
+// processDrill skips a test that builds the binary and drives worker
+// processes into faults (kills them, fills their disk) unless it was asked
+// for: such a test takes half a minute on an idle machine and much longer
+// on a busy one, which a plain `go test ./...` should not pay. .ci/run sets
+// REVIEWFLEET_DRILL=1; DRILL=1 (the long drills) implies it.
+func processDrill(t *testing.T) {
+	t.Helper()
+	if testing.Short() || (os.Getenv("REVIEWFLEET_DRILL") != "1" && os.Getenv("DRILL") != "1") {
+		t.Skip("builds the binary and drives worker processes into faults: run with REVIEWFLEET_DRILL=1 (.ci/run sets it)")
+	}
+}
+
 func drillOnly(t *testing.T) {
 	t.Helper()
 	if os.Getenv("DRILL") != "1" {

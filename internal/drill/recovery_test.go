@@ -57,9 +57,7 @@ func (g *gate) handler() llmfake.Handler {
 // lease, and the review ends with the same rows as one without the kill.
 // The scheduler and heartbeat settings are the defaults.
 func TestKilledWorkersItemsRunAgain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and kills worker processes")
-	}
+	processDrill(t)
 	rounds := 1
 	if os.Getenv("DRILL") == "1" {
 		rounds = 5

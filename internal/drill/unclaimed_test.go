@@ -52,9 +52,7 @@ func TestThief(t *testing.T) {
 // interval + a few seconds), not after asynq's lease and recoverer (62–102 s
 // before). Scheduler and heartbeat settings are the defaults.
 func TestTakenButUnclaimedTasksRunAgain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and kills worker processes")
-	}
+	processDrill(t)
 	g := newGate()
 	g.open()
 	f := newFleet(t, g.handler(), func(c *config.Config) {

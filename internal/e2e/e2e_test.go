@@ -26,6 +26,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// A fleet test spends most of its time waiting for workers and polls.
+	testenv.RaiseParallel(4)
 	code := m.Run()
 	testenv.Shutdown()
 	os.Exit(code)

@@ -100,8 +100,10 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(1100 * time.Millisecond) // stalled for longer than the reconciler's grace
-	stats, err := f.sub.Reconciler().RunOnce(ctx)
+	// The stage started several round trips ago: longer than this grace.
+	rec := f.sub.Reconciler()
+	rec.StallGrace = time.Millisecond
+	stats, err := rec.RunOnce(ctx)
 	if err != nil || stats.Advanced != 1 {
 		t.Fatalf("reconcile: %+v %v", stats, err)
 	}

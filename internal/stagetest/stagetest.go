@@ -19,7 +19,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// Store opens a migrated store in a fresh schema.
+// Store opens a migrated store in a database of the test's own.
 func Store(t testing.TB) *store.Store {
 	t.Helper()
 	ctx := context.Background()

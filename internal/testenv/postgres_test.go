@@ -6,18 +6,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-func TestIsolatedSchemaSeparatesTables(t *testing.T) {
+func TestEmptySchemaSeparatesTables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var firstSchema string
 	t.Run("schemas", func(t *testing.T) {
-		a := connect(ctx, t, IsolatedSchema(t))
-		b := connect(ctx, t, IsolatedSchema(t))
+		a := connect(ctx, t, EmptySchema(t))
+		b := connect(ctx, t, EmptySchema(t))
 
 		firstSchema = currentSchema(ctx, t, a)
 		if other := currentSchema(ctx, t, b); other == firstSchema || !strings.HasPrefix(other, "test_") {
@@ -126,6 +127,13 @@ func TestResolvePostgresStartsEphemeralCluster(t *testing.T) {
 	}
 	if err := ping(ctx, env.dsn); err != nil {
 		t.Errorf("ephemeral cluster does not answer: %v", err)
+	}
+	// Test databases come from a template there too.
+	fsys := fstest.MapFS{"00001_gadgets.sql": {Data: []byte("-- +goose Up\nCREATE TABLE gadgets (id int);\n")}}
+	if err := ensureTemplate(ctx, env.dsn, templatePrefix+"ephemeral", fsys); err != nil {
+		t.Errorf("template on the ephemeral cluster: %v", err)
+	} else if err := createFromTemplate(ctx, env.dsn, "test_copy", templatePrefix+"ephemeral"); err != nil {
+		t.Errorf("copy the template on the ephemeral cluster: %v", err)
 	}
 	if err := env.close(ctx); err != nil {
 		t.Fatalf("close: %v", err)

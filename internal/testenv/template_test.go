@@ -1,0 +1,212 @@
+package testenv
+
+import (
+	"context"
+	"io/fs"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/migrations"
+)
+
+// Each test gets a database of its own, already at the newest migration,
+// and the database is gone once the test has ended.
+func TestIsolatedSchemaIsMigratedAndSeparate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("migrations: %v %v", names, err)
+	}
+	newest := names[len(names)-1]
+	var firstDB string
+	t.Run("databases", func(t *testing.T) {
+		a := connect(ctx, t, IsolatedSchema(t))
+		b := connect(ctx, t, IsolatedSchema(t))
+		firstDB = currentDatabase(ctx, t, a)
+		if other := currentDatabase(ctx, t, b); other == firstDB || !strings.HasPrefix(other, "test_") {
+			t.Fatalf("databases %q and %q: want two distinct test_ databases", firstDB, other)
+		}
+		var version int64
+		if err := a.QueryRow(ctx, "SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil {
+			t.Fatalf("read schema version: %v", err)
+		}
+		if want := strings.TrimLeft(strings.SplitN(newest, "_", 2)[0], "0"); want != strconv.FormatInt(version, 10) {
+			t.Errorf("schema version %d, want %s (%s)", version, want, newest)
+		}
+		if _, err := a.Exec(ctx, "CREATE TABLE widgets (id int)"); err != nil {
+			t.Fatalf("create table: %v", err)
+		}
+		if tableVisible(ctx, t, b, "widgets") {
+			t.Error("table created in one test database is visible in another")
+		}
+		if !tableVisible(ctx, t, b, "reviews") {
+			t.Error("migrated table reviews missing")
+		}
+	})
+	// The drop runs in the background once the subtest has ended.
+	conn := connect(ctx, t, PostgresDSN(t))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", firstDB).Scan(&exists); err != nil {
+			t.Fatalf("look up database: %v", err)
+		}
+		if !exists {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("database %s still exists a minute after its test ended", firstDB)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A template a killed process left half built is rebuilt, and processes
+// asking for the template at once all get a finished one.
+func TestEnsureTemplateRebuildsUnfinished(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := PostgresDSN(t)
+	conn := connect(ctx, t, base)
+	name := templatePrefix + "selftest_" + randomHex(t, 4)
+	t.Cleanup(func() {
+		if err := dropDatabase(context.Background(), conn, name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	fsys := fstest.MapFS{
+		"00001_gadgets.sql": {Data: []byte("-- +goose Up\nCREATE TABLE gadgets (id int);\n-- +goose Down\nDROP TABLE gadgets;\n")},
+	}
+	// Unfinished: created, never migrated nor marked.
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ensureTemplate(ctx, base, name, fsys)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("ensureTemplate: %v", err)
+		}
+	}
+	var isTemplate, allowConn bool
+	if err := conn.QueryRow(ctx, "SELECT datistemplate, datallowconn FROM pg_database WHERE datname = $1", name).Scan(&isTemplate, &allowConn); err != nil {
+		t.Fatal(err)
+	}
+	if !isTemplate || allowConn {
+		t.Fatalf("template marks: is_template %v, allow_connections %v", isTemplate, allowConn)
+	}
+	copyName := "test_" + randomHex(t, 8)
+	if err := createFromTemplate(ctx, base, copyName, name); err != nil {
+		t.Fatalf("copy template: %v", err)
+	}
+	t.Cleanup(func() { _ = dropDatabase(context.Background(), conn, copyName) })
+	dsn, err := withDatabase(base, copyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tableVisible(ctx, t, connect(ctx, t, dsn), "gadgets") {
+		t.Error("copy of the rebuilt template lacks the migrated table")
+	}
+}
+
+func TestMigrationsDigestFollowsContent(t *testing.T) {
+	t.Parallel()
+	a := fstest.MapFS{"00001_a.sql": {Data: []byte("x")}}
+	b := fstest.MapFS{"00001_a.sql": {Data: []byte("y")}}
+	c := fstest.MapFS{"00002_a.sql": {Data: []byte("x")}}
+	da, _ := migrationsDigest(a)
+	db, _ := migrationsDigest(b)
+	dc, _ := migrationsDigest(c)
+	if da == db || da == dc || len(da) < 16 {
+		t.Errorf("digests %q %q %q: want distinct", da, db, dc)
+	}
+}
+
+func TestWithDatabase(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"postgres://u@h:5432/test?sslmode=disable", "postgres://u@h:5432/db1?sslmode=disable"},
+		{"postgresql://u@h", "postgresql://u@h/db1"},
+		{"host=h user=u dbname=test", "host=h user=u dbname=test dbname=db1"},
+	}
+	for _, tt := range tests {
+		got, err := withDatabase(tt.in, "db1")
+		if err != nil || got != tt.want {
+			t.Errorf("withDatabase(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+		cfg, err := pgx.ParseConfig(got)
+		if err != nil {
+			t.Errorf("pgx cannot parse %q: %v", got, err)
+		} else if cfg.Database != "db1" {
+			t.Errorf("pgx reads %q as database %q, want db1", got, cfg.Database)
+		}
+	}
+}
+
+func currentDatabase(ctx context.Context, t *testing.T, conn *pgx.Conn) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&s); err != nil {
+		t.Fatalf("current_database: %v", err)
+	}
+	return s
+}
+
+// A role that may not create databases still gets an isolated, migrated
+// schema.
+func TestIsolatedSchemaWithoutCreateDB(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := PostgresDSN(t)
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		t.Skip("needs a URL DSN to log in as another role")
+	}
+	admin := connect(ctx, t, base)
+	role := "rf_test_nocreatedb_" + randomHex(t, 4)
+	var db string
+	if err := admin.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	ident, dbIdent := pgx.Identifier{role}.Sanitize(), pgx.Identifier{db}.Sanitize()
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+ident+" LOGIN NOCREATEDB; GRANT CREATE ON DATABASE "+dbIdent+" TO "+ident); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP OWNED BY "+ident+"; DROP ROLE "+ident); err != nil {
+			t.Errorf("drop role %s: %v", role, err)
+		}
+	})
+	u.User = url.User(role)
+	limited := u.String()
+	if err := ping(ctx, limited); err != nil {
+		t.Skipf("cannot log in as a new role here: %v", err)
+	}
+	t.Run("fallback", func(t *testing.T) {
+		conn := connect(ctx, t, isolatedOn(t, limited))
+		if s := currentSchema(ctx, t, conn); !strings.HasPrefix(s, "test_") {
+			t.Errorf("current schema %q, want a test_ schema of its own", s)
+		}
+		if !tableVisible(ctx, t, conn, "reviews") {
+			t.Error("migrated table reviews missing")
+		}
+	})
+}
