@@ -20,7 +20,7 @@ const evalUsage = `Usage:
 
 Reviews every case of a dataset the way 'reviewfleet review' does, matches the reported findings to
 the golden issues and prints TP, FP, FN, precision, recall and F1 per case and in total. Each run is
-stored (eval_runs, eval_results); --compare RUN_ID applies seed 000's criteria against an earlier
+stored (eval_runs, eval_results); --compare RUN_ID applies the regression criteria against an earlier
 run (FP down, FN not up, runtime at most +30%) and exits 1 on FAIL. See docs/eval.md.
 
 `
@@ -36,7 +36,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	dataset := fs.String("dataset", "", "dataset directory: one JSON file per case (docs/eval.md)")
 	judgeModel := fs.String("judge-model", "", "model that may match a finding the line window leaves unmatched (default evaluation.judge_model; empty: no judge)")
-	compare := fs.String("compare", "", "an earlier run's ID: print seed 000's criteria against it, exit 1 on FAIL")
+	compare := fs.String("compare", "", "an earlier run's ID: print the regression criteria against it (false positives down, misses not up, runtime within +30%), exit 1 on FAIL")
 	format := fs.String("format", "markdown", "output format: markdown or json")
 	window := fs.Int("window", 0, "lines a finding and a golden issue may be apart and still match (default evaluation.window)")
 	toggles := fs.String("toggles", "", "harness ablation: comma-separated toggles (verify, eval, progressive_context) each run off against all on")
@@ -120,7 +120,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if out.Compare != nil && !out.Compare.Pass {
-		return exitError{code: exitFindings, err: fmt.Errorf("eval run %s fails seed 000's criteria against run %s", out.ID, baseline.ID)}
+		return exitError{code: exitFindings, err: fmt.Errorf("eval run %s fails the regression criteria against run %s", out.ID, baseline.ID)}
 	}
 	return nil
 }

@@ -58,8 +58,8 @@ type citation struct {
 // snapshot and the recorded tool results. It reports each outcome and
 // whether every required check passed.
 //
-// A conclusive verdict must also carry specific evidence (seed 001: the
-// gate accepts only facts it can check; issue 11 point 3): a passed
+// A conclusive verdict must also carry specific evidence (the gate
+// accepts only facts it can check): a passed
 // content_contains check with a line range whose quote holds at least one
 // full line of the file. For "confirmed" that quote must sit in the cited
 // file within the window of the cited lines; for "refuted" it is the code

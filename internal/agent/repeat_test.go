@@ -2,7 +2,7 @@ package agent
 
 import "testing"
 
-// Seed 001's repeat-cycle detector (issue 11 point 4): remind first, stop
+// The repeat-cycle detector: remind first, stop
 // when the loop goes on; loops of 1 to 3 rounds across rounds; parallel
 // calls inside one round never count.
 func TestRepeatDetector(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Seed 001, completion protocol: replies that carry only thinking do not
-// count toward missing_completion_signal (issue 11 point 5).
+// count toward missing_completion_signal.
 func TestReasoningOnlyRepliesAreNotMissingCompletions(t *testing.T) {
 	t.Parallel()
 	think := llmfake.Reply{Reasoning: "let me look at the callers first"}

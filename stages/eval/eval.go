@@ -50,7 +50,7 @@ type reply struct {
 // Apply is the eval step of review.Confidence. The model's own
 // final_confidence is recorded as evidence but never used; an eval
 // "confirmed" raises only what the expert confirmed with accepted
-// evidence (seed 000's eval gate, issue 11 point 2).
+// evidence: a second reader cannot establish what the first did not.
 func Apply(before float64, expertVerdict, verdict string) (float64, string) {
 	switch verdict {
 	case review.VerdictConfirmed, review.VerdictDisputed:
@@ -110,7 +110,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 
 // userMessage gives the reviewer the claim and the evidence the expert's
 // checks established — not the expert's prompt nor its reasoning, on
-// which a second reader would anchor (issue 11, "Prompts") — and says
+// which a second reader would anchor — and says
 // exactly what else it has: the cited lines with 25 lines either side and
 // the change to the file. It has no tools.
 func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, expert store.Verdict, fence untrusted.Fence) (string, error) {

@@ -124,7 +124,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 				return err
 			}
 			// The fallback failed for good: a failed check, recorded
-			// with its reason and lowering the finding (issue 11).
+			// with its reason and lowering the finding.
 			res = agent.Result{StopReason: agent.StopError, Err: err, Error: err.Error(), Rounds: 1}
 		}
 		transient = false
@@ -153,7 +153,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 // caps it at 0.3. Every other ending is inconclusive: a verdict whose
 // evidence failed the accept gate, or a run that stopped on a cycle or
 // without a verdict, was not established and ends at most at the floor
-// (and at the lowered confidence the runtime gives). A timeout or an error is a failed check (issue 11): the
+// (and at the lowered confidence the runtime gives). A timeout or an error is a failed check: the
 // verdict is "failed" and the finding ends at most at the floor, so a
 // finding nobody could check is never reported above the threshold.
 func Apply(before, floor float64, res agent.Result) (after float64, verdict string) {

@@ -268,7 +268,7 @@ const maxListedFiles = 300
 // changeList names every file the change touches, with its change kind
 // and size, so a finding can name breakage across files (a caller not
 // updated, a renamed symbol still used elsewhere) even though the model
-// sees only some diffs (issue 11, "Prompts").
+// sees only some diffs.
 func changeList(all []store.FileSummary, fence untrusted.Fence) string {
 	if len(all) == 0 {
 		return ""
