@@ -58,6 +58,15 @@ func newGitHost(t *testing.T, root string) *gitHost {
 	return h
 }
 
+// set changes what the host answers under its lock: its server goroutines
+// read the same fields, and the race detector does not count a request over
+// a socket as ordering the two.
+func (h *gitHost) set(f func(*gitHost)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f(h)
+}
+
 // seen returns how many requests arrived and how many carried a credential.
 func (h *gitHost) seen() (requests, withAuth int) {
 	h.mu.Lock()
@@ -91,7 +100,7 @@ func TestGitTokenStaysWithItsHost(t *testing.T) {
 	const token = "fleet-t0ken-5e1f"
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
 	home := newGitHost(t, root)
-	home.need = basic
+	home.set(func(h *gitHost) { h.need = basic })
 	other := newGitHost(t, root)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
@@ -137,7 +146,7 @@ func TestGitTokenStaysWithItsHost(t *testing.T) {
 	// The token's host redirects to the other one: git does not follow
 	// with the credential, and the other host receives none.
 	redirecting := newGitHost(t, root)
-	redirecting.redirect = other.srv.URL
+	redirecting.set(func(h *gitHost) { h.redirect = other.srv.URL })
 	c := &snapshot.Cache{Dir: t.TempDir(), TokenFile: tokenFile, TokenScopes: credscope.Set{credscope.MustParse(redirecting.srv.URL)}}
 	_ = clone(ctx, c, redirecting.srv.URL+"/repo.git")
 	if n, auth := redirecting.seen(); n == 0 || auth == 0 {
