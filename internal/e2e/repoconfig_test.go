@@ -25,6 +25,11 @@ func TestRepositoryConfiguration(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "README", "base\n")
+	// The rules the repository already agreed to live in the base.
+	writeFile(t, dir, ".reviewfleet.yaml", "ignore:\n  - \"gen/**\"\ninstructions: Mind the ROOT-RULE.\n")
+	writeFile(t, dir, "quiet/.reviewfleet.yaml", "instructions: Mind the QUIET-RULE.\ndisabled_risk_types: [robustness]\n")
+	writeFile(t, dir, "strict/.reviewfleet.yaml", "thresholds:\n  robustness: 0.99\n")
+	writeFile(t, dir, "broken/.reviewfleet.yaml", "instructions: fine\nignore_paths: [x]\n")
 	base := commitAll(t, dir, "base")
 	src := func(pkg string) string {
 		return "package " + pkg + "\n\nfunc F() int {\n\treturn 1 // BUG: defect in " + pkg + "\n}\n"
@@ -36,12 +41,11 @@ func TestRepositoryConfiguration(t *testing.T) {
 		}
 		writeFile(t, dir, name, src(p))
 	}
-	writeFile(t, dir, ".reviewfleet.yaml", "ignore:\n  - \"gen/**\"\ninstructions: Mind the ROOT-RULE.\n")
-	writeFile(t, dir, "quiet/.reviewfleet.yaml", "instructions: Mind the QUIET-RULE.\ndisabled_risk_types: [robustness]\n")
-	writeFile(t, dir, "strict/.reviewfleet.yaml", "thresholds:\n  robustness: 0.99\n")
-	writeFile(t, dir, "broken/.reviewfleet.yaml", "instructions: fine\nignore_paths: [x]\n")
+	// The change's author rewrites the root rules to switch its own
+	// review off: the review still follows the base's rules.
+	writeFile(t, dir, ".reviewfleet.yaml", "ignore:\n  - \"**\"\nthresholds:\n  robustness: 1.0\ninstructions: Mind the HEAD-RULE.\n")
 	head := commitAll(t, dir, "change")
-	writeFile(t, dir, ".reviewfleet.yaml", "not: [valid\n") // uncommitted: the review reads the head commit
+	writeFile(t, dir, ".reviewfleet.yaml", "not: [valid\n") // uncommitted: the review reads commits only
 
 	var mu sync.Mutex
 	prompts := map[string]string{} // intent prompt by file heading
@@ -83,9 +87,17 @@ func TestRepositoryConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if len(doc.ConfigWarnings) != 1 || doc.ConfigWarnings[0].File != "broken/.reviewfleet.yaml" ||
-		doc.ConfigWarnings[0].Line != 2 || !strings.Contains(doc.ConfigWarnings[0].Message, "ignore_paths") {
-		t.Errorf("config warnings %+v, want one for broken/.reviewfleet.yaml line 2", doc.ConfigWarnings)
+	var brokenWarned, changeWarned bool
+	for _, w := range doc.ConfigWarnings {
+		switch {
+		case w.File == "broken/.reviewfleet.yaml" && w.Line == 2 && strings.Contains(w.Message, "ignore_paths"):
+			brokenWarned = true
+		case w.File == ".reviewfleet.yaml" && strings.Contains(w.Message, "next review"):
+			changeWarned = true
+		}
+	}
+	if len(doc.ConfigWarnings) != 2 || !brokenWarned || !changeWarned {
+		t.Errorf("config warnings %+v, want one for broken/.reviewfleet.yaml line 2 and one saying the root file's change waits for the next review", doc.ConfigWarnings)
 	}
 	if !strings.Contains(rep.Markdown, "Configuration warnings") || !strings.Contains(rep.Markdown, "broken/.reviewfleet.yaml") {
 		t.Errorf("markdown report does not show the invalid file")
@@ -122,7 +134,8 @@ func TestRepositoryConfiguration(t *testing.T) {
 	if !strings.Contains(quietPrompt, "QUIET-RULE") || !strings.Contains(quietPrompt, "ROOT-RULE") {
 		t.Errorf("quiet/f.go prompt lacks its cascaded instructions:\n%s", quietPrompt)
 	}
-	if strings.Contains(prompts["a.go"], "QUIET-RULE") || !strings.Contains(prompts["a.go"], "ROOT-RULE") {
+	if strings.Contains(prompts["a.go"], "QUIET-RULE") || !strings.Contains(prompts["a.go"], "ROOT-RULE") ||
+		strings.Contains(prompts["a.go"], "HEAD-RULE") {
 		t.Errorf("a.go prompt has the wrong instructions:\n%s", prompts["a.go"])
 	}
 }

@@ -178,7 +178,9 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 		Timeout: cfg.Scheduler.ReviewTimeout,
 	}
 	var raw []byte
-	var read readFiles
+	// read gives the head side of the changed files; readConfig the
+	// revision whose .reviewfleet.yaml files govern the review.
+	var read, readConfig readFiles
 	switch {
 	case req.DiffFile != "":
 		data, err := readDiffFile(req.DiffFile)
@@ -232,6 +234,15 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 		read = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
 			return gitsrc.ReadFiles(ctx, dir, head, paths, limit)
 		}
+		// The head is written by whoever opened the change: a
+		// configuration read there could ignore every file it adds or
+		// raise every threshold. The base is what the repository already
+		// agreed to; a change to the configuration takes effect from the
+		// next review on.
+		base := nr.BaseSHA
+		readConfig = func(paths []string, limit int64) (map[string]gitsrc.Blob, error) {
+			return gitsrc.ReadFiles(ctx, dir, base, paths, limit)
+		}
 	default:
 		return nr, errors.New("nothing to review: give --repo DIR with --base and --head, or --diff FILE")
 	}
@@ -264,8 +275,14 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 	if nr.Files, err = buildFiles(cfg.Intent, cfg.Expert.SandboxDeny, files, read); err != nil {
 		return nr, err
 	}
+	fromBase := readConfig != nil
+	if !fromBase {
+		// A diff reviewed against a work tree: the tree is the
+		// submitter's own checkout, read where it stands.
+		readConfig = read
+	}
 	if cfg.RepoConfig.Enabled {
-		applyRepoConfig(&nr, read)
+		applyRepoConfig(&nr, readConfig, fromBase)
 	}
 	tree := nr.Source == "diff" && nr.Snapshot != ""
 	if tree {

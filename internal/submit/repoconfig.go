@@ -2,6 +2,7 @@ package submit
 
 import (
 	"fmt"
+	"path"
 
 	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -11,13 +12,13 @@ import (
 // repository ignores.
 const ReasonRepoIgnored = "ignored_by_repo_config"
 
-// applyRepoConfig reads the repository's .reviewfleet.yaml files at the
-// reviewed revision (through read, as the changed files are read), sets
+// applyRepoConfig reads the repository's .reviewfleet.yaml files through
+// read (at the base of a commit range, fromBase: see prepare), sets
 // aside the files they ignore, gives every reviewed file its rules, and
 // records the invalid configuration files as warnings. A configuration
 // that cannot be read at all is a warning too: the review goes on with the
 // defaults.
-func applyRepoConfig(nr *store.NewReview, read readFiles) {
+func applyRepoConfig(nr *store.NewReview, read readFiles, fromBase bool) {
 	if read == nil {
 		return
 	}
@@ -47,7 +48,12 @@ func applyRepoConfig(nr *store.NewReview, read readFiles) {
 		if f.SkipReason != "" {
 			continue
 		}
-		if ignored, _ := cfg.Ignored(f.Path); ignored {
+		if fromBase && path.Base(f.Path) == repoconfig.FileName {
+			// A change to the review's own rules is always reviewed, and
+			// said to apply only from the next review on.
+			nr.ConfigWarnings = append(nr.ConfigWarnings, repoconfig.Warning{File: f.Path,
+				Message: "changed by this change: the review follows the configuration the base holds; the change applies from the next review on"})
+		} else if ignored, _ := cfg.Ignored(f.Path); ignored {
 			f.SkipReason, f.Content = ReasonRepoIgnored, nil
 			continue
 		}
