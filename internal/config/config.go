@@ -168,6 +168,11 @@ type Snapshot struct {
 	// https://github.com/ for api.github.com; env
 	// REVIEWFLEET_SNAPSHOT_GIT_TOKEN_HOSTS, comma-separated).
 	GitTokenHosts []string `yaml:"git_token_hosts"`
+	// AllowLoopbackHTTP accepts plain http:// repository URLs to a
+	// loopback host (127.0.0.0/8, ::1, localhost) from manifests, webhooks
+	// and pull requests: a local test git server. Other hosts need https
+	// or ssh (default false; env REVIEWFLEET_SNAPSHOT_ALLOW_LOOPBACK_HTTP).
+	AllowLoopbackHTTP bool `yaml:"allow_loopback_http"`
 }
 
 // LLM configures the OpenAI-compatible endpoint, models, limits and budgets.
