@@ -134,9 +134,13 @@ type Webhook struct {
 	// GitHub's own cap).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// ReadConcurrency is how many request bodies are read (not yet
-	// authenticated) at once; a request finding them all busy for a second
-	// is answered 503 with Retry-After (default 4).
+	// authenticated) at once; a request finding them all busy for three
+	// seconds is answered 503 with Retry-After (default 4).
 	ReadConcurrency int `yaml:"read_concurrency"`
+	// MinBodyRate is the slowest, in bytes a second, a body holding one of
+	// those read slots may arrive: it gets 2 s plus its bytes at this rate,
+	// or its connection is cut and the slot freed (default 2 MiB/s).
+	MinBodyRate int64 `yaml:"min_body_rate"`
 	// ReplayWindow is how long a payload is remembered: the same body
 	// under another X-GitHub-Delivery id is a duplicate, and an event
 	// whose pull request was last updated longer ago is refused as stale
