@@ -485,7 +485,7 @@ func Default() Config {
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
 		Webhook: Webhook{Addr: ":8090", IgnorePaths: []string{}, AdminAddr: DefaultWebhookAdminAddr,
-			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, ReplayWindow: 72 * time.Hour},
+			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, MinBodyRate: 2 << 20, ReplayWindow: 72 * time.Hour},
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},
