@@ -21,6 +21,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -96,17 +97,28 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		}
 		repos = append(repos, r)
 	}
+	// A manifest names remote repositories only: these are served over
+	// http on the loopback interface, which the configuration allows.
+	gh := githubfake.New()
+	defer gh.Close()
+	env["REVIEWFLEET_SNAPSHOT_ALLOW_LOOPBACK_HTTP"] = "true"
 	for i := range 11 {
-		lines = append(lines, manifestLine(t, bulk.Entry{Repo: repos[i].Dir, Base: repos[i].Base, Head: repos[i].Head,
+		u, err := gh.ServePublicGit("acme", fmt.Sprint("r", i), filepath.Join(repos[i].Dir, ".git"))
+		if err != nil {
+			t.Skip(err)
+		}
+		lines = append(lines, manifestLine(t, bulk.Entry{Repo: u, Base: repos[i].Base, Head: repos[i].Head,
 			Labels: map[string]string{"n": fmt.Sprint(i)}}))
 	}
 	lines = append(lines, lines[3]) // line 12: the same change as line 4
 
-	bad := append(append([]string{}, lines[:5]...), `{"repo": "/x", "base": "main"}`)
+	bad := append(append([]string{}, lines[:5]...), `{"repo": "https://git.example/x.git", "base": "main"}`)
+	bad = append(bad, manifestLine(t, bulk.Entry{Repo: repos[0].Dir, Base: repos[0].Base, Head: repos[0].Head}))
 	bad = append(bad, lines[5:]...)
 	_, _, err := runEnv(t, env, "bulk", "--manifest", writeManifest(t, bad), "--no-wait")
 	var ee exitError
-	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "line 6: missing head") {
+	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "line 6: missing head") ||
+		!strings.Contains(err.Error(), "line 7: repo: a local path is not accepted from a manifest") {
 		t.Fatalf("malformed manifest: %v", err)
 	}
 	if out, _, err := runEnv(t, env, "batch", "list"); err != nil || strings.Count(out, "\n") != 1 {
@@ -164,7 +176,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 	}
 
 	// An interactive review submitted while the batch runs.
-	iid, err := sub.Submit(ctx, submit.Request{Repo: repos[11].Dir, Base: repos[11].Base, Head: repos[11].Head})
+	iid, err := sub.Submit(ctx, submit.Request{Origin: submit.FromOperator, Repo: repos[11].Dir, Base: repos[11].Base, Head: repos[11].Head})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +258,7 @@ func TestBulkRefusesAPrivateFleetOnASharedDatabase(t *testing.T) {
 	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
-	manifest := writeManifest(t, []string{`{"repo": "/x", "base": "main", "head": "next"}`})
+	manifest := writeManifest(t, []string{`{"repo": "https://git.example/acme/x.git", "base": "main", "head": "next"}`})
 	_, _, err := runEnv(t, env, "bulk", "--manifest", manifest)
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "REDIS_URL") {

@@ -48,8 +48,16 @@ func TestReviewPullRequestAndPostTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A pull request's clone URL is remote: the repository is served over
+	// http on the loopback interface, which the configuration allows.
+	gitHost := githubfake.New()
+	defer gitHost.Close()
+	cloneURL, err := gitHost.ServePublicGit("acme", "calc", filepath.Join(dir, ".git"))
+	if err != nil {
+		t.Skip(err)
+	}
 	gh := githubfake.New(githubfake.PR{Owner: "acme", Repo: "calc", Number: 5, Title: "Add Mod", BaseSHA: base, HeadSHA: head,
-		BaseCloneURL: "file://" + dir, HeadCloneURL: "file://" + dir, Files: files})
+		BaseCloneURL: cloneURL, HeadCloneURL: cloneURL, Files: files})
 	defer gh.Close()
 	gh.RateLimitOnce()
 	llm := llmfake.New(llmfake.Markers(llmfake.DefaultMarker))
@@ -57,7 +65,7 @@ func TestReviewPullRequestAndPostTwice(t *testing.T) {
 	for k, v := range map[string]string{
 		"DATABASE_URL": testenv.IsolatedSchema(t), "OPENAI_BASE_URL": llm.URL, "OPENAI_API_KEY": "k",
 		"GITHUB_API_URL": gh.URL + "/", "GITHUB_TOKEN": "", "REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
-		"REVIEWFLEET_GITHUB_MAX_RETRY_WAIT": "2s",
+		"REVIEWFLEET_GITHUB_MAX_RETRY_WAIT": "2s", "REVIEWFLEET_SNAPSHOT_ALLOW_LOOPBACK_HTTP": "true",
 	} {
 		t.Setenv(k, v)
 	}

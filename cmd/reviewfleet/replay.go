@@ -123,7 +123,7 @@ func (r *replayRun) edit(c *config.Config) {
 // items, snapshot and configuration, and hands its replies to the server.
 func (r *replayRun) submit(ctx context.Context, st *store.Store, sub *app.Submission) (string, error) {
 	if r.live != nil {
-		nr, err := sub.Prepare(ctx, submit.Request{Repo: r.sample.Dir, Base: r.sample.Base, Head: r.sample.Head})
+		nr, err := sub.Prepare(ctx, submit.Request{Origin: submit.FromOperator, Repo: r.sample.Dir, Base: r.sample.Base, Head: r.sample.Head})
 		if err != nil {
 			return "", err
 		}

@@ -78,7 +78,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	var edit func(*config.Config)
-	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose, Since: *since}
+	// Typed by the operator: --repo may name a directory on this host.
+	req := submit.Request{Repo: *repo, Base: *base, Head: *head, DiffFile: *diffFile, Purpose: *purpose, Since: *since, Origin: submit.FromOperator}
 	if *replayFrom != "" && (*useDemo || *base != "" || *head != "" || *diffFile != "" || *prURL != "") {
 		return exitError{code: exitUsage, err: errors.New("--replay takes its change from the recording: give no --demo, --pr, --base, --head or --diff (--repo DIR names where the recorded head tree is on this host)")}
 	}

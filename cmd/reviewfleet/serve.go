@@ -48,7 +48,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// cluster, on an address of their own.
 	mux := http.NewServeMux()
 	mux.Handle("/webhook", &webhook.Handler{Store: a.Store, Secret: []byte(wcfg.Secret), Post: wcfg.Post, Nudge: proc.Nudge, Log: a.Log,
-		MaxBodyBytes: wcfg.MaxBodyBytes, ReadConcurrency: wcfg.ReadConcurrency, ReplayWindow: wcfg.ReplayWindow})
+		MaxBodyBytes: wcfg.MaxBodyBytes, ReadConcurrency: wcfg.ReadConcurrency, ReplayWindow: wcfg.ReplayWindow,
+		MinBodyRate: wcfg.MinBodyRate})
 	if wcfg.AdminAddr != "" {
 		hs, err := health.StartWithMetrics(wcfg.AdminAddr, wcfg.AdminAddr == config.DefaultWebhookAdminAddr, a.Ready, a.MetricsHandler(false), a.Log)
 		if err != nil {

@@ -28,7 +28,9 @@ func (a *App) Evaluator() *evaluation.Evaluator {
 // reviewCase runs one case's review with the harness settings h and reads
 // its report.
 func (a *App) reviewCase(ctx context.Context, ch evaluation.Change, h config.Harness) (evaluation.Reviewed, error) {
-	req := submit.Request{Repo: ch.Repo, Base: ch.Base, Head: ch.Head, DiffFile: ch.DiffFile, Purpose: ch.Purpose}
+	// A dataset is read from the operator's disk: its cases may name
+	// directories and diff files on this host.
+	req := submit.Request{Repo: ch.Repo, Base: ch.Base, Head: ch.Head, DiffFile: ch.DiffFile, Purpose: ch.Purpose, Origin: submit.FromOperator}
 	out, err := a.RunReview(ctx, ReviewRequest{Change: req}, RunOptions{Harness: &h})
 	rv := evaluation.Reviewed{ID: out.ID}
 	if err != nil {

@@ -53,7 +53,7 @@ func TestRunReviewInProcessRunsOnlyItsReview(t *testing.T) {
 	if !a.LocalRedis {
 		t.Fatal("no in-process Redis without REDIS_URL")
 	}
-	change := submit.Request{Repo: repo.Dir, Base: repo.Base, Head: repo.Head}
+	change := submit.Request{Origin: submit.FromOperator, Repo: repo.Dir, Base: repo.Base, Head: repo.Head}
 
 	other, err := a.Prepare(ctx, change)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -115,6 +116,17 @@ func parseLine(line []byte) (Entry, error) {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return Entry{}, fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	// Whoever writes a manifest line must not point the fleet at a
+	// repository on the worker. Plain http to a loopback host is checked
+	// against the configuration when the entry is prepared.
+	if err := submit.CheckRemoteURL(e.Repo, submit.FromManifest, true); err != nil {
+		return Entry{}, fmt.Errorf("repo: %w", err)
+	}
+	if e.HeadRepo != "" {
+		if err := submit.CheckRemoteURL(e.HeadRepo, submit.FromManifest, true); err != nil {
+			return Entry{}, fmt.Errorf("head_repo: %w", err)
+		}
 	}
 	return e, nil
 }

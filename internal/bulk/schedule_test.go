@@ -15,6 +15,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -58,7 +59,15 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, _ := json.Marshal(Entry{Repo: repo.Dir, Base: repo.Base, Head: repo.Head})
+	// A manifest names remote repositories only: the repository is
+	// served over http on the loopback interface.
+	gh := githubfake.New()
+	defer gh.Close()
+	repoURL, err := gh.ServePublicGit("acme", "nightly", filepath.Join(repo.Dir, ".git"))
+	if err != nil {
+		t.Skip(err)
+	}
+	line, _ := json.Marshal(Entry{Repo: repoURL, Base: repo.Base, Head: repo.Head})
 	manifest := filepath.Join(t.TempDir(), "nightly.jsonl")
 	if err := os.WriteFile(manifest, append(line, '\n'), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,6 +76,7 @@ func TestTwoSchedulersFireOnce(t *testing.T) {
 	cfg.DatabaseURL = testenv.IsolatedSchema(t)
 	cfg.RedisURL = testenv.RedisURL(t)
 	cfg.Expert.SnapshotDir = t.TempDir()
+	cfg.Snapshot.AllowLoopbackHTTP = true
 	cfg.Scheduler.Schedules = []config.Schedule{{Name: "often", Cron: "@every 3s", Manifest: manifest}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	redisOpt, err := asynq.ParseRedisURI(cfg.RedisURL)
@@ -177,6 +187,7 @@ type storedReviews struct {
 }
 
 func (r storedReviews) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+	req.CacheDir = r.cfg.Expert.SnapshotDir // clones go under the test's directory
 	return submit.Prepare(ctx, r.cfg, req)
 }
 

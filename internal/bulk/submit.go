@@ -220,9 +220,10 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return be, false, err
 	}
-	req := submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID}
+	req := submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID,
+		Origin: submit.FromManifest}
 	if e.PR != nil {
-		req.ChangeKey = e.PR.ChangeKey()
+		req.ChangeKey, req.Origin = e.PR.ChangeKey(), submit.FromPullRequest
 	}
 	nr, err := s.Reviews.Prepare(ctx, req)
 	if err != nil {

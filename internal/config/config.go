@@ -134,9 +134,13 @@ type Webhook struct {
 	// GitHub's own cap).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// ReadConcurrency is how many request bodies are read (not yet
-	// authenticated) at once; a request finding them all busy for a second
-	// is answered 503 with Retry-After (default 4).
+	// authenticated) at once; a request finding them all busy for three
+	// seconds is answered 503 with Retry-After (default 4).
 	ReadConcurrency int `yaml:"read_concurrency"`
+	// MinBodyRate is the slowest, in bytes a second, a body holding one of
+	// those read slots may arrive: it gets 2 s plus its bytes at this rate,
+	// or its connection is cut and the slot freed (default 2 MiB/s).
+	MinBodyRate int64 `yaml:"min_body_rate"`
 	// ReplayWindow is how long a payload is remembered: the same body
 	// under another X-GitHub-Delivery id is a duplicate, and an event
 	// whose pull request was last updated longer ago is refused as stale
@@ -168,6 +172,11 @@ type Snapshot struct {
 	// https://github.com/ for api.github.com; env
 	// REVIEWFLEET_SNAPSHOT_GIT_TOKEN_HOSTS, comma-separated).
 	GitTokenHosts []string `yaml:"git_token_hosts"`
+	// AllowLoopbackHTTP accepts plain http:// repository URLs to a
+	// loopback host (127.0.0.0/8, ::1, localhost) from manifests, webhooks
+	// and pull requests: a local test git server. Other hosts need https
+	// or ssh (default false; env REVIEWFLEET_SNAPSHOT_ALLOW_LOOPBACK_HTTP).
+	AllowLoopbackHTTP bool `yaml:"allow_loopback_http"`
 }
 
 // LLM configures the OpenAI-compatible endpoint, models, limits and budgets.
@@ -476,7 +485,7 @@ func Default() Config {
 		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
 		Webhook: Webhook{Addr: ":8090", IgnorePaths: []string{}, AdminAddr: DefaultWebhookAdminAddr,
-			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, ReplayWindow: 72 * time.Hour},
+			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, MinBodyRate: 2 << 20, ReplayWindow: 72 * time.Hour},
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},

@@ -58,6 +58,9 @@ func (c Config) Validate() error {
 	positive("scheduler.batch_size", c.Scheduler.BatchSize)
 	positive("scheduler.enqueue_parallelism", c.Scheduler.EnqueueParallelism)
 	positive("webhook.read_concurrency", c.Webhook.ReadConcurrency)
+	if c.Webhook.MinBodyRate <= 0 {
+		bad("webhook.min_body_rate", "must be positive (bytes a second), got %d", c.Webhook.MinBodyRate)
+	}
 	if c.Webhook.MaxBodyBytes <= 0 {
 		bad("webhook.max_body_bytes", "must be positive, got %d", c.Webhook.MaxBodyBytes)
 	}

@@ -135,7 +135,7 @@ func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet
 	}
 	f := &fleet{
 		t: t, bin: bin, dir: dir, redis: srv, llm: llm, cfg: cfg, sub: sub,
-		repo: submit.Request{Repo: r.Dir, Base: r.Base, Head: r.Head},
+		repo: submit.Request{Origin: submit.FromOperator, Repo: r.Dir, Base: r.Base, Head: r.Head},
 		env: append(os.Environ(),
 			"DATABASE_URL="+cfg.DatabaseURL, "REDIS_URL="+cfg.RedisURL,
 			"OPENAI_BASE_URL="+llm.URL, "OPENAI_API_KEY=test",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -70,19 +72,28 @@ func runBulkBench(b *testing.B, n, workers, rpm int) {
 	cfg.Worker.HealthAddr = ""
 	cfg.Worker.TaskCheckInterval = 20 * time.Millisecond
 	cfg.Expert.SnapshotDir = b.TempDir()
+	cfg.Snapshot.AllowLoopbackHTTP = true
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sub, err := app.Open(ctx, cfg, app.Options{Migrate: true, Log: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer sub.Close()
+	// Bulk entries name remote repositories only: these are served over
+	// http on the loopback interface.
+	gh := githubfake.New()
+	defer gh.Close()
 	var entries []bulk.Entry
 	for i := range n + 1 {
 		r, err := demo.WriteRepo(ctx, b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}
-		entries = append(entries, bulk.Entry{Line: i + 1, Repo: r.Dir, Base: r.Base, Head: r.Head})
+		u, err := gh.ServePublicGit("acme", fmt.Sprint("r", i), filepath.Join(r.Dir, ".git"))
+		if err != nil {
+			b.Skip(err)
+		}
+		entries = append(entries, bulk.Entry{Line: i + 1, Repo: u, Base: r.Base, Head: r.Head})
 	}
 	interactive := entries[n]
 	entries = entries[:n]
@@ -175,5 +186,5 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 func submitReq(e bulk.Entry) submit.Request {
-	return submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head}
+	return submit.Request{Origin: submit.FromOperator, Repo: e.Repo, Base: e.Base, Head: e.Head}
 }

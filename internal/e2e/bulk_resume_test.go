@@ -2,14 +2,17 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 )
 
@@ -26,18 +29,27 @@ func TestBulkResumeMatchesEntriesByWhatTheyReview(t *testing.T) {
 	cfg.RedisURL = testenv.RedisURL(t)
 	cfg.LLM.BaseURL, cfg.LLM.APIKey = "http://127.0.0.1:1/v1", "unused" // nothing runs: no worker
 	cfg.Expert.SnapshotDir = t.TempDir()
+	cfg.Snapshot.AllowLoopbackHTTP = true
 	a, err := app.Open(ctx, cfg, app.Options{Migrate: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
+	// Bulk entries name remote repositories only: these are served over
+	// http on the loopback interface.
+	gh := githubfake.New()
+	defer gh.Close()
 	var e []bulk.Entry
 	for i := range 3 {
 		r, err := demo.WriteRepo(ctx, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		e = append(e, bulk.Entry{Line: i + 1, Repo: r.Dir, Base: r.Base, Head: r.Head})
+		u, err := gh.ServePublicGit("acme", fmt.Sprint("r", i), filepath.Join(r.Dir, ".git"))
+		if err != nil {
+			t.Skip(err)
+		}
+		e = append(e, bulk.Entry{Line: i + 1, Repo: u, Base: r.Base, Head: r.Head})
 	}
 	sub := &bulk.Submitter{Store: a.Store, Reviews: a, Concurrency: 2}
 	const id = "6f1c2d9e-0000-4000-8000-000000000001"

@@ -128,7 +128,7 @@ func TestCorpusSecretsStayOut(t *testing.T) {
 	t.Run("repo", func(t *testing.T) {
 		t.Parallel()
 		checkCorpusReview(t, func(dir, head string) submit.Request {
-			return submit.Request{Repo: dir, Base: "main", Head: head}
+			return submit.Request{Origin: submit.FromOperator, Repo: dir, Base: "main", Head: head}
 		})
 	})
 	// A diff reviewed against its work tree: the submission captures and
@@ -144,7 +144,7 @@ func TestCorpusSecretsStayOut(t *testing.T) {
 			if err := os.WriteFile(patch, out, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			return submit.Request{Repo: dir, DiffFile: patch, Purpose: "Temporary token glpat-Tq7Wm2Xv9Lp4Rk8Nc3Hy until the vault is ready."}
+			return submit.Request{Origin: submit.FromOperator, Repo: dir, DiffFile: patch, Purpose: "Temporary token glpat-Tq7Wm2Xv9Lp4Rk8Nc3Hy until the vault is ready."}
 		})
 	})
 }

@@ -115,7 +115,7 @@ func demoRepo(t testing.TB) submit.Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return submit.Request{Repo: r.Dir, Base: r.Base, Head: r.Head}
+	return submit.Request{Origin: submit.FromOperator, Repo: r.Dir, Base: r.Base, Head: r.Head}
 }
 
 func verdictsByStage(t *testing.T, st *store.Store, id string) map[review.Stage][]store.Verdict {

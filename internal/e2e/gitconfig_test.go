@@ -59,10 +59,10 @@ func TestReviewedRepositoryRunsNothing(t *testing.T) {
 		name string
 		req  submit.Request
 	}{
-		{"commit range", submit.Request{Repo: h.Dir, Base: h.Base, Head: h.Head, ChangeKey: "hostile"}},
-		{"diff against the work tree", submit.Request{Repo: h.Dir, DiffFile: diffFile}},
-		{"remote over file://", submit.Request{Repo: "file://" + h.Bare, Base: h.Base, Head: "main"}},
-		{"incremental", submit.Request{Repo: h.Dir, Base: h.Base, Head: h.Head, ChangeKey: "hostile"}},
+		{"commit range", submit.Request{Origin: submit.FromOperator, Repo: h.Dir, Base: h.Base, Head: h.Head, ChangeKey: "hostile"}},
+		{"diff against the work tree", submit.Request{Origin: submit.FromOperator, Repo: h.Dir, DiffFile: diffFile}},
+		{"remote over file://", submit.Request{Origin: submit.FromOperator, Repo: "file://" + h.Bare, Base: h.Base, Head: "main"}},
+		{"incremental", submit.Request{Origin: submit.FromOperator, Repo: h.Dir, Base: h.Base, Head: h.Head, ChangeKey: "hostile"}},
 	}
 	for _, m := range modes {
 		r := f.review(t, m.req)

@@ -87,7 +87,7 @@ func TestHostileExpertConversationsStayInsideTheRepository(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	r := f.review(t, submit.Request{Repo: r0.Dir, Base: "HEAD~2", Head: "HEAD"})
+	r := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: r0.Dir, Base: "HEAD~2", Head: "HEAD"})
 	if r.Status != store.StatusDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}

@@ -82,7 +82,7 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 	// than it is in use. The cap on the total (15) stays.
 	f := newFleet(t, llmfake.Markers(""), func(c *config.Config) { c.Manager.MaxPerRiskType = 100 })
 	ctx := context.Background()
-	first := f.review(t, submit.Request{Repo: dir, Base: base, Head: head})
+	first := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head})
 	if first.Status != store.StatusDone || first.Incomplete {
 		t.Fatalf("first review: %s incomplete=%v (%s)", first.Status, first.Incomplete, first.Error)
 	}
@@ -96,7 +96,7 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 
 	writeFile(t, dir, "pkg/f07.go", "package pkg\n\n// F7 returns its number.\nfunc F7() int {\n\n\tv := 7 // BUG: defect in F7\n\treturn v\n}\n")
 	head2 := commitAll(t, dir, "fix the second defect")
-	second := f.review(t, submit.Request{Repo: dir, Base: base, Head: head2, Since: first.ID})
+	second := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head2, Since: first.ID})
 	if second.Status != store.StatusDone || second.Incomplete {
 		t.Fatalf("second review: %s (%s)", second.Status, second.Error)
 	}
@@ -107,7 +107,7 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 	}
 
 	otherDir, otherBase, otherHead := twentyFiles(t)
-	if _, err := f.sub.Submit(ctx, submit.Request{Repo: otherDir, Base: otherBase, Head: otherHead, Since: first.ID}); err == nil ||
+	if _, err := f.sub.Submit(ctx, submit.Request{Origin: submit.FromOperator, Repo: otherDir, Base: otherBase, Head: otherHead, Since: first.ID}); err == nil ||
 		!strings.Contains(err.Error(), "cannot be built on") {
 		t.Errorf("a review of another repository built on %s: %v", first.ID, err)
 	}

@@ -23,7 +23,7 @@ func TestMarkersReviewerReportsMarkedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFleet(t, llmfake.Markers(""), nil)
-	r := f.review(t, submit.Request{DiffFile: name})
+	r := f.review(t, submit.Request{Origin: submit.FromOperator, DiffFile: name})
 	if r.Status != store.StatusDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}

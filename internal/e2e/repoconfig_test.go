@@ -64,7 +64,7 @@ func TestRepositoryConfiguration(t *testing.T) {
 		return markers(ctx, req)
 	}
 	f := newFleet(t, handler, nil)
-	r := f.review(t, submit.Request{Repo: dir, Base: base, Head: head})
+	r := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head})
 	if r.Status != store.StatusDone {
 		t.Fatalf("review: %s (%s)", r.Status, r.Error)
 	}

@@ -123,7 +123,7 @@ func TestSecretsNeverLeaveAndAreStillReported(t *testing.T) {
 	t.Run("repo", func(t *testing.T) {
 		t.Parallel()
 		checkSecretsReview(t, func(dir string) submit.Request {
-			return submit.Request{Repo: dir, Base: "HEAD~1", Head: "HEAD"}
+			return submit.Request{Origin: submit.FromOperator, Repo: dir, Base: "HEAD~1", Head: "HEAD"}
 		})
 	})
 	// A diff reviewed against its work tree: the expert reads the live
@@ -139,7 +139,7 @@ func TestSecretsNeverLeaveAndAreStillReported(t *testing.T) {
 			if err := os.WriteFile(patch, out, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			return submit.Request{Repo: dir, DiffFile: patch}
+			return submit.Request{Origin: submit.FromOperator, Repo: dir, DiffFile: patch}
 		})
 	})
 }

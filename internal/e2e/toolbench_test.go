@@ -38,13 +38,13 @@ func TestToolOutcomeCensus(t *testing.T) {
 	f := newFleet(t, c.handler(), func(cfg *config.Config) { cfg.Manager.MaxPerRiskType = 100 })
 	var reviews []store.Review
 	for _, name := range []string{"cache-expiry", "limiter-window"} {
-		reviews = append(reviews, f.review(t, submit.Request{
+		reviews = append(reviews, f.review(t, submit.Request{Origin: submit.FromOperator,
 			DiffFile: filepath.Join("..", "..", "testdata", "eval", name+".patch"),
 			Repo:     filepath.Join("..", "..", "testdata", "eval", "src"),
 		}))
 	}
 	dir, base, head := twentyFiles(t)
-	reviews = append(reviews, f.review(t, submit.Request{Repo: dir, Base: base, Head: head}))
+	reviews = append(reviews, f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head}))
 	accepted, runs := 0, 0
 	for _, r := range reviews {
 		if r.Status != store.StatusDone {

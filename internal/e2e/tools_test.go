@@ -238,13 +238,13 @@ func TestExpertToolsFindWhatIsThere(t *testing.T) {
 
 	t.Run("repo", func(t *testing.T) {
 		dir, base, head := toolsRepo(t)
-		check(t, f.review(t, submit.Request{Repo: dir, Base: base, Head: head}), 1, allHit)
+		check(t, f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head}), 1, allHit)
 	})
 	t.Run("remote", func(t *testing.T) {
 		dir, base, head := toolsRepo(t)
 		bare := filepath.Join(t.TempDir(), "srv", "tools.git")
 		gitOut(t, dir, "clone", "-q", "--bare", dir, bare)
-		r := f.review(t, submit.Request{Repo: "file://" + bare, Base: base, Head: head})
+		r := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: "file://" + bare, Base: base, Head: head})
 		if r.SnapshotFallback != "" {
 			t.Fatalf("remote review fell back to the changed files: %s", r.SnapshotFallback)
 		}
@@ -256,7 +256,7 @@ func TestExpertToolsFindWhatIsThere(t *testing.T) {
 		if err := os.WriteFile(patch, []byte(gitOut(t, dir, "diff", base, head)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		check(t, f.review(t, submit.Request{DiffFile: patch, Repo: dir}), 1, allHit)
+		check(t, f.review(t, submit.Request{Origin: submit.FromOperator, DiffFile: patch, Repo: dir}), 1, allHit)
 	})
 	t.Run("diff-alone", func(t *testing.T) {
 		// Without its repository a diff may only add files: the stored
@@ -271,7 +271,7 @@ func TestExpertToolsFindWhatIsThere(t *testing.T) {
 		if err := os.WriteFile(patch, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := f.review(t, submit.Request{DiffFile: patch})
+		r := f.review(t, submit.Request{Origin: submit.FromOperator, DiffFile: patch})
 		if !strings.Contains(r.SnapshotFallback, "without its repository") {
 			t.Errorf("snapshot_fallback = %q", r.SnapshotFallback)
 		}
@@ -292,7 +292,7 @@ func TestExpertToolsFindWhatIsThere(t *testing.T) {
 	})
 	t.Run("incremental", func(t *testing.T) {
 		dir, base, head := toolsRepo(t)
-		req := submit.Request{Repo: dir, Base: base, Head: head, ChangeKey: "pr:example/tools#1"}
+		req := submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head, ChangeKey: "pr:example/tools#1"}
 		check(t, f.review(t, req), 1, allHit)
 		// A push moves the marked line down one: the re-review's tools
 		// see the new head.

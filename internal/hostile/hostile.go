@@ -124,7 +124,7 @@ func (c Case) Materialize(ctx context.Context, work string) (submit.Request, err
 			return submit.Request{}, err
 		}
 	}
-	req := submit.Request{Base: c.Base, Head: c.Head, CacheDir: filepath.Join(work, ".cache")}
+	req := submit.Request{Base: c.Base, Head: c.Head, CacheDir: filepath.Join(work, ".cache"), Origin: submit.FromOperator}
 	if c.Diff != "" {
 		req.DiffFile = c.Diff
 		if !filepath.IsAbs(c.Diff) {

@@ -16,7 +16,7 @@ import (
 // newest finished review of an earlier one and re-reviews only what changed.
 func Request(info Info) submit.Request {
 	req := submit.Request{Repo: info.BaseCloneURL, Base: info.BaseSHA, Head: info.HeadSHA, Purpose: info.Purpose(),
-		ChangeKey: info.PullRequest.ChangeKey()}
+		ChangeKey: info.PullRequest.ChangeKey(), Origin: submit.FromPullRequest}
 	if info.HeadCloneURL != info.BaseCloneURL {
 		req.HeadRepo = info.HeadCloneURL
 	}

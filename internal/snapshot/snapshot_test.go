@@ -91,7 +91,7 @@ func (r remote) push(t *testing.T, files map[string]string) string {
 func submitReview(t *testing.T, st *store.Store, repos *snapshot.Cache, repoURL, base, head string) store.Review {
 	t.Helper()
 	ctx := context.Background()
-	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{Repo: repoURL, Base: base, Head: head, Repos: repos})
+	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{Origin: submit.FromOperator, Repo: repoURL, Base: base, Head: head, Repos: repos})
 	if err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
@@ -378,7 +378,7 @@ func TestDiffWithoutRepositoryFallsBackWithAReason(t *testing.T) {
 	if err := os.WriteFile(diffFile, []byte("--- /dev/null\n+++ b/app/db.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{DiffFile: diffFile})
+	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{Origin: submit.FromOperator, DiffFile: diffFile})
 	if err != nil {
 		t.Fatal(err)
 	}

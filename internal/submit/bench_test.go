@@ -96,7 +96,7 @@ func BenchmarkSubmitLargeChange(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		nr, err := submit.Prepare(ctx, cfg, submit.Request{Repo: dir, Base: "HEAD~1", Head: "HEAD"})
+		nr, err := submit.Prepare(ctx, cfg, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: "HEAD~1", Head: "HEAD"})
 		if err != nil {
 			b.Fatal(err)
 		}

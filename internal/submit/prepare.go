@@ -56,6 +56,10 @@ type Request struct {
 	// ChangeKey names the change line (for example "pr:owner/repo#12");
 	// empty for none.
 	ChangeKey string
+	// Origin is who the request comes from: only FromOperator may name a
+	// local directory, a file:// URL or a diff file. The zero value
+	// accepts remote URLs only.
+	Origin Origin
 }
 
 // Repos gives exclusive use of this host's clone of a remote repository.
@@ -89,6 +93,9 @@ func IsRemote(repo string) bool {
 // A remote repository is read from this host's clone of it, brought up to
 // date first; the review stores its URL without credentials.
 func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewReview, error) {
+	if err := CheckOrigin(req, cfg.Snapshot.AllowLoopbackHTTP); err != nil {
+		return store.NewReview{}, err
+	}
 	if req.DiffFile != "" || !IsRemote(req.Repo) {
 		return prepare(ctx, cfg, req, nil)
 	}

@@ -63,7 +63,7 @@ func TestPrepareGitChange(t *testing.T) {
 	repo := gitRepo(t,
 		map[string]string{"a.go": "package a\n\nfunc A() {}\n", "go.sum": "x v1\n", "img.png": "\x89PNG\x00\x01"},
 		map[string]string{"a.go": "package a\n\nfunc A() { panic(1) }\n", "go.sum": "x v2\n", "img.png": "\x89PNG\x00\x02", "new.go": "package a\n"})
-	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestPrepareChunksLargeChanges(t *testing.T) {
 	}
 	repo := gitRepo(t, base, head)
 	cfg := config.Default()
-	nr, err := Prepare(context.Background(), cfg, Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	nr, err := Prepare(context.Background(), cfg, Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestPrepareChunksLargeChanges(t *testing.T) {
 		t.Fatalf("%d files in %d chunks", seen, len(nr.Items))
 	}
 	cfg.Intent.ChunkFilesThreshold = 100
-	nr, _ = Prepare(context.Background(), cfg, Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	nr, _ = Prepare(context.Background(), cfg, Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD"})
 	if nr.IntentMode != intent.ModePerFile || len(nr.Items) != 16 {
 		t.Fatalf("with a higher threshold: %s, %d items", nr.IntentMode, len(nr.Items))
 	}
@@ -124,7 +124,7 @@ func TestPrepareDiffFileRebuildsAddedFiles(t *testing.T) {
 	if err := os.WriteFile(d, []byte(patch), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nr, err := Prepare(context.Background(), config.Default(), Request{DiffFile: d})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, DiffFile: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +166,7 @@ func TestPrepareErrors(t *testing.T) {
 		"is --repo the checkout": {DiffFile: noRepo, Repo: t.TempDir()},
 	}
 	for want, req := range cases {
+		req.Origin = FromOperator
 		_, err := Prepare(ctx, config.Default(), req)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want it to mention %q", req, err, want)
@@ -189,7 +190,7 @@ func TestPrepareSkipsTextThatIsNotUTF8(t *testing.T) {
 	repo := gitRepo(t,
 		map[string]string{"latin.py": "x = 1\n", "ok.go": "package a\n"},
 		map[string]string{"latin.py": "x = 'caf\xe9'\n", "ok.go": "package a\n\nvar X = 1\n"})
-	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestPrepareTypeChangeIsOneFile(t *testing.T) {
 	}
 	run("add", "-A")
 	run("commit", "-qm", "file")
-	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD"})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD"})
 	if err != nil {
 		t.Fatalf("a symlink that became a file: %v", err)
 	}

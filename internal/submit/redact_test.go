@@ -26,7 +26,7 @@ func TestPrepareRedacts(t *testing.T) {
 			"deploy/app.sh": "DB_HOST=db\nDB_PASSWORD=" + dbPass + "\nGITHUB_TOKEN=" + ghp + "\n",
 			".env":          "DB_PASSWORD=" + dbPass + "\n",
 		})
-	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "HEAD", Purpose: "rotate " + ghp})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "HEAD", Purpose: "rotate " + ghp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestPrepareRedactsNames(t *testing.T) {
 		map[string]string{"main.go": "package main\n"},
 		map[string]string{"main.go": "package main\n\nconst t = \"" + ghp + "\"\n", "keys/" + ghp + ".txt": "hello\n"})
 	git(t, repo, "branch", "feat-"+live)
-	nr, err := Prepare(context.Background(), config.Default(), Request{Repo: repo, Base: "HEAD~1", Head: "feat-" + live})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~1", Head: "feat-" + live})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestPrepareDiffRefusesTreeWithoutThePatch(t *testing.T) {
 			repo := gitRepo(t, baseTree, headTree)
 			d := diffOf(t, repo)
 			tt.setup(t, repo)
-			_, err := Prepare(ctx, config.Default(), Request{DiffFile: d, Repo: repo, CacheDir: t.TempDir()})
+			_, err := Prepare(ctx, config.Default(), Request{Origin: FromOperator, DiffFile: d, Repo: repo, CacheDir: t.TempDir()})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "does not hold the patched code") {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
@@ -90,7 +90,7 @@ func TestPrepareDiffReviewsASnapshotOfTheTree(t *testing.T) {
 	d := diffOf(t, repo)
 	writeTree(t, repo, map[string]string{"untracked.txt": "not part of the repository\n"})
 	cache := t.TempDir()
-	nr, err := Prepare(context.Background(), config.Default(), Request{DiffFile: d, Repo: repo, CacheDir: cache})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, DiffFile: d, Repo: repo, CacheDir: cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestPrepareSetsAsideSymlinksAndSubmodules(t *testing.T) {
 	git(t, repo, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+",lib")
 	git(t, repo, "add", "passwd.go")
 	git(t, repo, "commit", "-q", "-m", "link and submodule")
-	nr, err := Prepare(ctx, config.Default(), Request{Repo: repo, Base: "HEAD~2", Head: "HEAD"})
+	nr, err := Prepare(ctx, config.Default(), Request{Origin: FromOperator, Repo: repo, Base: "HEAD~2", Head: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPrepareSetsAsideSymlinksAndSubmodules(t *testing.T) {
 	if err := os.WriteFile(d, []byte(plain), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nr, err = Prepare(ctx, config.Default(), Request{DiffFile: d, Repo: tree, CacheDir: t.TempDir()})
+	nr, err = Prepare(ctx, config.Default(), Request{Origin: FromOperator, DiffFile: d, Repo: tree, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestPrepareDiffSnapshotNumbersSecretsAsTheReview(t *testing.T) {
 		"vendor/lib/x.go": "package lib\n\nconst id = \"AKIAQWERTYUIOPASDF22\"\n",
 		"z.go":            "package z\n\nconst id = \"AKIAQWERTYUIOPASDF11\"\n",
 	})
-	nr, err := Prepare(context.Background(), config.Default(), Request{DiffFile: diffOf(t, repo), Repo: repo, CacheDir: t.TempDir()})
+	nr, err := Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, DiffFile: diffOf(t, repo), Repo: repo, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestUnreachableRemoteIsOneSentence(t *testing.T) {
 	}
 	url := "http://" + l.Addr().String() + "/acme/api.git"
 	l.Close() // nothing listens there now: the connection is refused
-	_, err = Prepare(context.Background(), config.Default(), Request{Repo: url, Base: "main", Head: "feature", CacheDir: t.TempDir()})
+	_, err = Prepare(context.Background(), config.Default(), Request{Origin: FromOperator, Repo: url, Base: "main", Head: "feature", CacheDir: t.TempDir()})
 	var ue *gitsrc.UnreachableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("want an UnreachableError, got %v", err)

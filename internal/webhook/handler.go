@@ -25,6 +25,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -46,9 +47,17 @@ const (
 	DefaultReadConcurrency = 4
 	// DefaultReplayWindow is how far back GitHub redelivers (three days).
 	DefaultReplayWindow = 72 * time.Hour
-	// defaultReadWait is how long a request waits for a read slot before
-	// it is answered 503.
-	defaultReadWait = time.Second
+	// readWaitBeyondGrace is how much longer than BodyGrace a request
+	// waits for a read slot before it is answered 503: a slot held by a
+	// trickling sender is free again within BodyGrace, so a real delivery
+	// outwaits four of them.
+	readWaitBeyondGrace = time.Second
+	// DefaultMinBodyRate is the slowest a body may arrive once it holds a
+	// read slot, in bytes a second (2 MiB/s).
+	DefaultMinBodyRate = 2 << 20
+	// DefaultBodyGrace is the time a body is given on top of its bytes at
+	// the minimum rate: what a small payload has to arrive in.
+	DefaultBodyGrace = 2 * time.Second
 )
 
 // Actions are the pull_request actions that submit a review.
@@ -62,6 +71,11 @@ var Actions = []string{"opened", "synchronize", "reopened", "ready_for_review"}
 // MaxBodyBytes, is answered without reading the body; the others are read
 // through http.MaxBytesReader, at most ReadConcurrency at a time, hashing
 // as they are read; only a pull_request event's body is kept in memory.
+// A body holding a read slot must keep pace: by any moment it must have
+// delivered MinBodyRate bytes a second beyond the first BodyGrace, or its
+// connection's read deadline cuts it off and the slot is free again. A
+// sender trickling a forged body thus holds a slot for about BodyGrace,
+// whatever length it announces.
 type Handler struct {
 	Store *store.Store
 	// Secret is the webhook secret X-Hub-Signature-256 is checked with.
@@ -75,9 +89,16 @@ type Handler struct {
 	MaxBodyBytes int64
 	// ReadConcurrency is how many bodies are read at once (default
 	// DefaultReadConcurrency); ReadWait is how long a request waits for
-	// its turn before it is answered 503 with Retry-After (default 1s).
+	// its turn before it is answered 503 with Retry-After (default
+	// BodyGrace + 1s: longer than a trickling sender keeps a slot).
 	ReadConcurrency int
 	ReadWait        time.Duration
+	// MinBodyRate (bytes a second, default DefaultMinBodyRate) and
+	// BodyGrace (default DefaultBodyGrace) pace a body's arrival: after
+	// BodyGrace+n/MinBodyRate since its slot was taken it must have sent
+	// more than n bytes.
+	MinBodyRate int64
+	BodyGrace   time.Duration
 	// ReplayWindow refuses pull_request events whose pull request was last
 	// updated longer ago (default DefaultReplayWindow): a body captured
 	// once cannot be replayed after its payload hash may have been pruned.
@@ -138,7 +159,7 @@ func (h *Handler) acquire(ctx context.Context) (buf *bytes.Buffer, release func(
 	default:
 		wait := h.ReadWait
 		if wait <= 0 {
-			wait = defaultReadWait
+			wait = h.bodyGrace() + readWaitBeyondGrace
 		}
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -167,9 +188,15 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, sig []byte, b
 		}
 		sinks = append(sinks, buf)
 	}
-	if _, err := io.Copy(io.MultiWriter(sinks...), http.MaxBytesReader(w, r.Body, h.maxBytes())); err != nil {
+	body := h.paced(w, r.Body)
+	if _, err := io.Copy(io.MultiWriter(sinks...), http.MaxBytesReader(w, body, h.maxBytes())); err != nil {
+		var ne net.Error
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			reply(w, http.StatusRequestEntityTooLarge, "payload too large")
+		} else if errors.As(err, &ne) && ne.Timeout() {
+			h.log().Warn("webhook body too slow: cut off", "remote", r.RemoteAddr, "bytes", body.n,
+				"announced", r.ContentLength, "after", time.Since(body.start).Round(time.Millisecond))
+			reply(w, http.StatusRequestTimeout, "body too slow")
 		} else {
 			reply(w, http.StatusBadRequest, "read body")
 		}
@@ -180,6 +207,52 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, sig []byte, b
 		return nil, false
 	}
 	return payload.Sum(nil), true
+}
+
+// pacedBody reads a request body under a read deadline that moves with
+// what has arrived: start + grace + n/rate after n bytes. A sender keeping
+// up with rate never meets it; one trickling meets it about grace after
+// start, however long the body it announced.
+type pacedBody struct {
+	io.ReadCloser
+	rc    *http.ResponseController
+	start time.Time
+	grace time.Duration
+	rate  int64
+	n     int64
+}
+
+// paced starts pacing r's body: its first deadline is BodyGrace from now.
+func (h *Handler) paced(w http.ResponseWriter, body io.ReadCloser) *pacedBody {
+	p := &pacedBody{ReadCloser: body, rc: http.NewResponseController(w), start: time.Now(), grace: h.bodyGrace(), rate: h.MinBodyRate}
+	if p.rate <= 0 {
+		p.rate = DefaultMinBodyRate
+	}
+	p.extend()
+	return p
+}
+
+func (h *Handler) bodyGrace() time.Duration {
+	if h.BodyGrace <= 0 {
+		return DefaultBodyGrace
+	}
+	return h.BodyGrace
+}
+
+// extend moves the connection's read deadline to what the bytes read so
+// far have earned. A writer without a connection (a test recorder) has no
+// deadline to set.
+func (p *pacedBody) extend() {
+	_ = p.rc.SetReadDeadline(p.start.Add(p.grace + time.Duration(p.n*int64(time.Second)/p.rate)))
+}
+
+func (p *pacedBody) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	if n > 0 {
+		p.n += int64(n)
+		p.extend()
+	}
+	return n, err
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

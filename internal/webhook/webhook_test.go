@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,6 +281,58 @@ func TestProcessorRetriesFailedSubmissions(t *testing.T) {
 		}
 		if err := st.FinishDelivery(ctx, tc.id, store.DeliverySkipped, "", "done with it"); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// preparer submits through submit.Prepare, as the fleet does, and stores
+// nothing: it shows what a delivery's clone URLs may name.
+type preparer struct{ st *store.Store }
+
+func (p preparer) Submit(ctx context.Context, req submit.Request) (string, error) {
+	if _, err := submit.Prepare(ctx, config.Default(), req); err != nil {
+		return "", err
+	}
+	return p.st.CreateReview(ctx, store.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
+		BaseSHA: req.Base, HeadSHA: req.Head, IntentMode: "per_file", Timeout: time.Hour})
+}
+
+// A pull request whose clone URLs name a repository on the worker (the
+// fleet's checkout, another review's cached clone) is refused, base and
+// head alike: the forge's answer is as hostile as the payload.
+func TestProcessorRefusesLocalCloneURLs(t *testing.T) {
+	t.Parallel()
+	st := stagetest.Store(t)
+	ctx := context.Background()
+	const base, head = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	cacheDir := t.TempDir()
+	code := []githubfake.File{{Path: "main.go", Status: "modified", Patch: "@@ -1,1 +1,1 @@\n-a\n+b"}}
+	gh := githubfake.New(
+		githubfake.PR{Owner: "acme", Repo: "api", Number: 1, BaseSHA: base, HeadSHA: head,
+			BaseCloneURL: cacheDir, HeadCloneURL: cacheDir, Files: code},
+		githubfake.PR{Owner: "acme", Repo: "api", Number: 2, BaseSHA: base, HeadSHA: head,
+			BaseCloneURL: "https://example.invalid/acme/api.git", HeadCloneURL: "file://" + cacheDir, Files: code},
+	)
+	defer gh.Close()
+	clients, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &webhook.Processor{Store: st, Clients: clients, Submitter: preparer{st: st}, MaxAttempts: 1}
+	for _, n := range []int{1, 2} {
+		if _, err := st.AddDelivery(ctx, store.Delivery{ID: fmt.Sprint("local-", n), Event: "pull_request", Action: "opened",
+			PR: store.PullRequest{Host: "github.com", Owner: "acme", Repo: "api", Number: n, HeadSHA: head}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Drain(ctx)
+	for n, want := range map[int]string{
+		1: "repo: a local path is not accepted from a pull request",
+		2: "head_repo: a file:// URL is not accepted from a pull request",
+	} {
+		d, _ := st.GetDelivery(ctx, fmt.Sprint("local-", n))
+		if d.Status != store.DeliveryFailed || d.ReviewID != "" || !strings.Contains(d.Note, want) {
+			t.Errorf("pull request %d: delivery %+v, want failed with %q", n, d, want)
 		}
 	}
 }
