@@ -21,9 +21,12 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// Inspector is the part of asynq's inspector the reconciler needs.
+// Inspector is the part of asynq's inspector the reconciler needs: the
+// tasks of stale leases and the server list that is the workers'
+// heartbeat.
 type Inspector interface {
 	GetTaskInfo(queue, id string) (*asynq.TaskInfo, error)
+	Servers() ([]*asynq.ServerInfo, error)
 }
 
 // LeaderLock names the advisory lock that keeps one reconciler active
@@ -35,8 +38,8 @@ type Reconciler struct {
 	Store     *store.Store
 	Pipeline  *pipeline.Pipeline
 	Inspector Inspector
-	// Redis is the queues' server: task states and worker heartbeats are
-	// read from it in pipelines, one round trip per batch.
+	// Redis is the queues' server: task states are read from it in
+	// pipelines, one round trip per batch.
 	Redis redis.UniversalClient
 	// RequeueAfter: pending items enqueued longer ago than this are checked
 	// against the queues (and items never enqueued are enqueued).
@@ -44,8 +47,9 @@ type Reconciler struct {
 	// BatchSize is the page size of the ledger scan (default 2000).
 	BatchSize int
 	// HeartbeatRecheck is how long to wait before checking a missing
-	// heartbeat again, so a Redis flush (which drops every heartbeat until
-	// the workers' next beat) does not look like a dead fleet (default 3s).
+	// heartbeat or a stale lease again, so a Redis flush (which drops
+	// every heartbeat until the servers' next beat) does not look like a
+	// dead fleet (default DefaultHeartbeatRecheck).
 	HeartbeatRecheck time.Duration
 	// StallGrace is how long a stage with no pending item may go without
 	// advancing before the reconciler advances it, so a worker that is

@@ -172,7 +172,15 @@ func TestRescueDeadWorkersItems(t *testing.T) {
 	}
 	items := f.items(t)
 	// Both tasks are taken by workers; asynq would mark them active.
-	for i, w := range []string{"w-dead", "w-alive"} {
+	// The live worker is this process: an asynq server of it beats (on a
+	// queue of its own, so it takes none of the items' tasks).
+	live := heartbeat.WorkerID()
+	srv := asynq.NewServerFromRedisClient(f.rdb, asynq.Config{Concurrency: 1, Queues: map[string]int{"rescue-test-live": 1}, LogLevel: asynq.FatalLevel})
+	if err := srv.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	for i, w := range []string{"w-dead:1", live} {
 		if _, err := f.st.ClaimItem(ctx, items[i].ReviewID, items[i].Stage, items[i].Key, w, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -181,8 +189,13 @@ func TestRescueDeadWorkersItems(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := f.rdb.Set(ctx, heartbeat.Key("w-alive"), "now", time.Minute).Err(); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if alive, err := heartbeat.Alive(f.rec.Inspector, []string{live}); err != nil || alive[live] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the live server never beat")
+		}
 	}
 	st, err := f.rec.RunOnce(ctx)
 	if err != nil || st.Rescued != 1 {
@@ -190,7 +203,7 @@ func TestRescueDeadWorkersItems(t *testing.T) {
 	}
 	dead, _ := f.st.GetItem(ctx, items[0].ReviewID, items[0].Stage, items[0].Key)
 	alive, _ := f.st.GetItem(ctx, items[1].ReviewID, items[1].Stage, items[1].Key)
-	if dead.Generation != 1 || dead.WorkerID != "" || alive.Generation != 0 || alive.WorkerID != "w-alive" {
+	if dead.Generation != 1 || dead.WorkerID != "" || alive.Generation != 0 || alive.WorkerID != live {
 		t.Fatalf("after rescue: dead %+v, alive %+v", dead, alive)
 	}
 	if got := f.states(t, []store.Item{dead}); got["pending"] != 1 {

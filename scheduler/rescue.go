@@ -12,7 +12,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// rescue finds items started by workers whose heartbeat is gone and whose
+// rescue finds items started by workers whose heartbeat (their process's
+// entry in asynq's server list) is gone and whose
 // task the queue still counts as running (a killed process holds its lease
 // for another 30 s or more), and hands them to a new task generation. The
 // old run, should it still be alive, can no longer close them.
@@ -20,6 +21,9 @@ func (r *Reconciler) rescue(ctx context.Context) (int, error) {
 	claimed, err := r.Store.ClaimedItems(ctx, r.Only)
 	if err != nil || len(claimed) == 0 {
 		return 0, err
+	}
+	if r.Inspector == nil {
+		return 0, nil
 	}
 	dead, err := r.deadWorkers(ctx, claimed)
 	if err != nil || len(dead) == 0 {
@@ -64,7 +68,7 @@ func (r *Reconciler) deadWorkers(ctx context.Context, items []store.Item) (map[s
 		}
 	}
 	missing := func(ids []string) ([]string, error) {
-		alive, err := heartbeat.Alive(ctx, r.Redis, ids)
+		alive, err := heartbeat.Alive(r.Inspector, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +86,7 @@ func (r *Reconciler) deadWorkers(ctx context.Context, items []store.Item) (map[s
 	}
 	wait := r.HeartbeatRecheck
 	if wait <= 0 {
-		wait = 3 * time.Second
+		wait = DefaultHeartbeatRecheck
 	}
 	select {
 	case <-ctx.Done():
@@ -100,11 +104,18 @@ func (r *Reconciler) deadWorkers(ctx context.Context, items []store.Item) (map[s
 	return dead, nil
 }
 
+// DefaultHeartbeatRecheck is how long the rescues wait before reading a
+// missing heartbeat or a stale lease again. asynq rewrites its server
+// state and extends its leases every heartbeat.Interval (5 s), so after a
+// Redis flush, which drops every server's state, a live worker is back on
+// the list before the second read and is not taken for dead.
+const DefaultHeartbeatRecheck = heartbeat.Interval + time.Second
+
 // DefaultLeaseStaleAfter is how long a task's lease may go without being
 // extended before the rescue takes its worker for dead. A live asynq
 // server extends every lease every 5 s, so this allows one missed
-// extension; it matches the worker heartbeat's default TTL, so both
-// rescues keep the same bound.
+// extension; it matches the heartbeat's TTL, so both rescues keep the
+// same bound.
 const DefaultLeaseStaleAfter = 10 * time.Second
 
 // rescueUnleased finds tasks that a worker took off a queue and then
@@ -129,6 +140,8 @@ func (r *Reconciler) rescueUnleased(ctx context.Context) (int, error) {
 	}
 	wait := r.HeartbeatRecheck
 	if wait <= 0 {
+		// A flush drops the lease sets with the tasks: nothing to wait
+		// out, only a lease about to be extended.
 		wait = 3 * time.Second
 	}
 	select {

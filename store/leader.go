@@ -2,34 +2,95 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// TryLeader takes the session advisory lock called name without waiting.
-// It returns ok=false when another process holds it; otherwise release
-// gives it back. The lock is per schema, so schemas side by side (tests)
-// do not exclude each other, and it disappears with the holder's
-// connection if the process dies.
-func (s *Store) TryLeader(ctx context.Context, name string) (release func(), ok bool, err error) {
+// The fleet's singletons (the reconciler's pass, with the rescues and
+// admission it makes, and the scheduled bulk reviews' firing) are elected
+// with one mechanism: a Postgres session advisory lock. Postgres is the
+// ledger's source of truth, so the lock lives where the work it guards is
+// recorded, and a Redis flush or failover cannot elect a second leader.
+// The lock belongs to the holder's connection: when the holder dies, its
+// connection closes and Postgres releases the lock at once, so a
+// follower that tries every interval leads within one interval.
+
+// Leadership is a held leader lock. It keeps its connection out of the
+// pool until Release.
+type Leadership struct {
+	conn *pgxpool.Conn
+	name string
+	once sync.Once
+}
+
+const leaderKey = `hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`
+
+// HoldLeader takes the session advisory lock called name without waiting.
+// It returns nil when another session holds it. The lock is per schema,
+// so schemas side by side (tests) do not exclude each other.
+func (s *Store) HoldLeader(ctx context.Context, name string) (*Leadership, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("acquire a connection for lock %s: %w", name, err)
+		return nil, fmt.Errorf("acquire a connection for lock %s: %w", name, err)
 	}
-	const key = `hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+key+`)`, name).Scan(&ok); err != nil {
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+leaderKey+`)`, name).Scan(&ok); err != nil {
 		conn.Release()
-		return nil, false, fmt.Errorf("take lock %s: %w", name, err)
+		return nil, fmt.Errorf("take lock %s: %w", name, err)
 	}
 	if !ok {
 		conn.Release()
-		return nil, false, nil
+		return nil, nil
 	}
-	return func() {
-		ctx := context.WithoutCancel(ctx)
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(`+key+`)`, name); err != nil {
-			// The lock would stay with the pooled connection: drop it.
-			_ = conn.Conn().Close(ctx)
+	return &Leadership{conn: conn, name: name}, nil
+}
+
+// ErrLeadershipLost is returned by Check once the lock's session is gone.
+var ErrLeadershipLost = errors.New("leader lock lost")
+
+// Check confirms the lock is still held: its session answers and still
+// holds it. A holder must stop acting as leader when Check fails, since
+// the database released the lock with the session.
+func (l *Leadership) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var held bool
+	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+		  AND ((classid::bigint << 32) | objid::bigint) = `+leaderKey+`)`, l.name).Scan(&held)
+	if err != nil {
+		return fmt.Errorf("check lock %s: %w: %w", l.name, ErrLeadershipLost, err)
+	}
+	if !held {
+		return fmt.Errorf("check lock %s: %w", l.name, ErrLeadershipLost)
+	}
+	return nil
+}
+
+// Release gives the lock back and returns the connection; a connection
+// that cannot unlock is closed, which releases the lock too. It is safe
+// to call more than once.
+func (l *Leadership) Release() {
+	l.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+leaderKey+`)`, l.name); err != nil {
+			_ = l.conn.Conn().Close(ctx)
 		}
-		conn.Release()
-	}, true, nil
+		l.conn.Release()
+	})
+}
+
+// TryLeader is HoldLeader for a single pass: it returns ok=false when
+// another session holds the lock; otherwise release gives it back.
+func (s *Store) TryLeader(ctx context.Context, name string) (release func(), ok bool, err error) {
+	l, err := s.HoldLeader(ctx, name)
+	if err != nil || l == nil {
+		return nil, false, err
+	}
+	return l.Release, true, nil
 }

@@ -95,7 +95,9 @@ func (g *idleGate) waitIfIdle() {
 }
 
 // isDequeue recognises asynq's dequeue script by its keys: a queue's
-// pending, paused, active and lease keys.
+// pending, paused, active and lease keys. These are asynq's private
+// layout; TestIdleGateHoldsARealAsynqServer runs the asynq in go.mod
+// against Redis and fails if they or the empty answer change.
 func isDequeue(cmd redis.Cmder) bool {
 	args := cmd.Args()
 	if len(args) < 7 {

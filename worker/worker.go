@@ -1,8 +1,8 @@
 // Package worker runs the asynq server that executes review tasks: one
 // handler per task step of pipeline.Steps, the steps' queues with later
 // steps weighted higher, rate-limited tasks retried without counting as
-// failures, a heartbeat in Redis that lets the scheduler hand a dead
-// worker's items to others, and a small HTTP server for the probes
+// failures, asynq's server heartbeat (package heartbeat) that lets the
+// scheduler hand a dead worker's items to others, and a small HTTP server for the probes
 // (/livez, /readyz).
 package worker
 
@@ -74,7 +74,7 @@ func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, h
 	if log == nil {
 		log = slog.Default()
 	}
-	w := &Worker{id: heartbeat.NewWorkerID(), redis: redisOpt, cfg: cfg, health: health, log: log}
+	w := &Worker{id: heartbeat.WorkerID(), redis: redisOpt, cfg: cfg, health: health, log: log}
 	w.base, w.cancelBase = context.WithCancel(context.Background())
 	mux := asynq.NewServeMux()
 	mux.Use(w.track, tracing(otel.Tracer("reviewfleet/worker"), p.TaskTrace))
@@ -128,7 +128,8 @@ func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, h
 	return w, nil
 }
 
-// ID is the worker's identity in heartbeats and in the ledger.
+// ID is the worker's identity in the ledger: its process's entry in
+// asynq's server list (heartbeat.WorkerID).
 func (w *Worker) ID() string { return w.id }
 
 // HealthAddr is the address the probes are served on once Run started
@@ -153,21 +154,15 @@ func (w *Worker) track(next asynq.Handler) asynq.Handler {
 // on their queues, and their handlers are cancelled — they give their
 // items back without failing them or using an attempt. Run returns only
 // after the handlers did (or a further drain timeout passed), so the
-// caller may close the database pool. The heartbeat beats from before the
-// first task until the last handler returned.
+// caller may close the database pool. asynq's heartbeat stops with the
+// server; the tasks it put back are queued, so the rescue leaves their
+// items to the queue while the handlers give them back.
 func (w *Worker) Run(ctx context.Context) error {
 	rdb, ok := w.redis.MakeRedisClient().(redis.UniversalClient)
 	if !ok {
 		return errors.New("worker: unsupported redis connection")
 	}
 	defer rdb.Close()
-	bctx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
-	beating := make(chan struct{})
-	go func() {
-		defer close(beating)
-		heartbeat.Beat(bctx, rdb, w.id, w.cfg.HeartbeatInterval, w.cfg.HeartbeatTTL, w.log)
-	}()
-	defer func() { stopBeat(); <-beating }()
 	defer w.srvRDB.Close() // asynq does not close a connection it was given
 	defer w.drain()
 	if w.gate != nil {

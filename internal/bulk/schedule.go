@@ -25,20 +25,26 @@ import (
 const (
 	ScheduleTaskType = "bulk:schedule"
 	ScheduleQueue    = "reviewfleet:schedule"
-	leaderKey        = "reviewfleet:scheduler:leader"
+	// LeaderLock names the Postgres leader lock (store.HoldLeader) the
+	// scheduler processes elect the firing one with.
+	LeaderLock = "reviewfleet:bulk-schedule"
+	// DefaultLeaderCheck is how often a follower tries the lock and the
+	// leader checks it still holds it: a dead leader's successor fires
+	// within this of the dead process's connection closing.
+	DefaultLeaderCheck = 5 * time.Second
 )
 
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // Scheduler fires the configured scheduled bulk reviews. Every scheduler
-// process runs one; a Redis lease elects one leader, and only the leader
-// runs asynq's PeriodicTaskManager, so a firing is enqueued once. Each
+// process runs one; the Postgres leader lock (store.HoldLeader), the one
+// every singleton of the fleet is elected with, picks one leader, and only
+// the leader runs asynq's PeriodicTaskManager, so a firing is enqueued once. Each
 // firing task is also asynq.Unique, and its batch ID is derived from the
 // schedule's name and firing time, so even a firing handled twice
 // submits its batch once.
 type Scheduler struct {
-	// Redis is the fleet's Redis: the leader's lease and the firings'
-	// queue.
+	// Redis is the fleet's Redis: the firings' queue.
 	Redis asynq.RedisConnOpt
 	// Store and Reviews submit each firing's batch (see Submitter), up to
 	// SubmitConcurrency entries at once.
@@ -50,11 +56,11 @@ type Scheduler struct {
 	GitHubAPIURL string
 	Log          *slog.Logger
 	Schedules    []config.Schedule
-	// ID names this process in the lease (default: host and pid).
+	// ID names this process in the logs (default: host and pid).
 	ID string
-	// LeaseTTL is how long a leader's lease lasts without renewal
-	// (default 15s); it is renewed every third of that.
-	LeaseTTL time.Duration
+	// LeaderCheck is how often the leader lock is tried or checked
+	// (default DefaultLeaderCheck).
+	LeaderCheck time.Duration
 	// SyncInterval is how often the periodic task manager rereads the
 	// schedules (default 10s).
 	SyncInterval time.Duration
@@ -73,7 +79,7 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.Log
 }
 
-// IsLeader reports whether this process holds the lease now.
+// IsLeader reports whether this process holds the leader lock now.
 func (s *Scheduler) IsLeader() bool { return s.leader.Load() }
 
 type firing struct {
@@ -91,9 +97,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		host, _ := os.Hostname()
 		s.ID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
-	ttl := s.LeaseTTL
-	if ttl <= 0 {
-		ttl = 15 * time.Second
+	every := s.LeaderCheck
+	if every <= 0 {
+		every = DefaultLeaderCheck
 	}
 	rdb, ok := s.Redis.MakeRedisClient().(redis.UniversalClient)
 	if !ok {
@@ -117,44 +123,51 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	defer srv.Shutdown()
 
 	var mgr *asynq.PeriodicTaskManager
+	var lead *store.Leadership
 	stopMgr := func() {
 		if mgr != nil {
 			mgr.Shutdown()
 			mgr = nil
 		}
 		s.leader.Store(false)
+		if lead != nil {
+			// Hand the lock over at once rather than when the session ends.
+			lead.Release()
+			lead = nil
+		}
 	}
-	defer func() {
-		stopMgr()
-		// Hand the lease over at once rather than after its TTL.
-		bg, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = release.Run(bg, rdb, []string{leaderKey}, s.ID).Err()
-	}()
-	t := time.NewTicker(ttl / 3)
+	defer stopMgr()
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		held, err := s.holdLease(ctx, rdb, ttl)
 		switch {
-		case err != nil:
-			// Unsure whether we still lead: stop firing, as the lease may
-			// pass to another process.
-			s.log().Warn("scheduler lease", "err", err)
-			stopMgr()
-		case held && mgr == nil:
-			m, err := s.newManager()
+		case lead == nil:
+			l, err := s.Store.HoldLeader(ctx, LeaderLock)
 			if err != nil {
-				return err
+				s.log().Warn("scheduler leader lock", "err", err)
+				break
 			}
-			if err := m.Start(); err != nil {
+			if l == nil {
+				break // another scheduler leads
+			}
+			m, err := s.newManager()
+			if err == nil {
+				err = m.Start()
+			}
+			if err != nil {
+				l.Release()
 				return fmt.Errorf("start scheduled reviews: %w", err)
 			}
-			mgr = m
+			lead, mgr = l, m
 			s.leader.Store(true)
 			s.log().Info("scheduler: leading scheduled reviews", "id", s.ID)
-		case !held && mgr != nil:
-			stopMgr()
-			s.log().Info("scheduler: lost the lead", "id", s.ID)
+		default:
+			if err := lead.Check(ctx); err != nil && ctx.Err() == nil {
+				// The database released the lock with the session: another
+				// scheduler may lead now, so stop firing at once.
+				s.log().Warn("scheduler: lost the lead", "id", s.ID, "err", err)
+				stopMgr()
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -162,29 +175,6 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-}
-
-var renew = redis.NewScript(`
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-  return redis.call("PEXPIRE", KEYS[1], ARGV[2])
-end
-return 0`)
-
-var release = redis.NewScript(`
-if redis.call("GET", KEYS[1]) == ARGV[1] then
-  return redis.call("DEL", KEYS[1])
-end
-return 0`)
-
-// holdLease takes the lease if it is free or renews it if this process
-// holds it, and reports whether this process holds it.
-func (s *Scheduler) holdLease(ctx context.Context, rdb redis.UniversalClient, ttl time.Duration) (bool, error) {
-	ok, err := rdb.SetNX(ctx, leaderKey, s.ID, ttl).Result()
-	if err != nil || ok {
-		return ok, err
-	}
-	n, err := renew.Run(ctx, rdb, []string{leaderKey}, s.ID, ttl.Milliseconds()).Int()
-	return n == 1, err
 }
 
 func (s *Scheduler) newManager() (*asynq.PeriodicTaskManager, error) {

@@ -388,12 +388,11 @@ type Worker struct {
 	// disables). When the default port is taken (a second worker on the
 	// same host) the worker listens on a free port and logs which.
 	HealthAddr string `yaml:"health_addr"`
-	// HeartbeatInterval is how often a worker refreshes its heartbeat key
-	// in Redis (default 2s).
+	// HeartbeatInterval is ignored: a worker's heartbeat is asynq's
+	// server state (every 5 s, 10 s TTL; package heartbeat). It is kept
+	// so configuration files that set it still load.
 	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
-	// HeartbeatTTL is how long a heartbeat lives without being refreshed
-	// (default 10s): once it is gone the scheduler hands the worker's
-	// items to other workers.
+	// HeartbeatTTL is ignored, like HeartbeatInterval.
 	HeartbeatTTL time.Duration `yaml:"heartbeat_ttl"`
 }
 

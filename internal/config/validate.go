@@ -73,9 +73,6 @@ func (c Config) Validate() error {
 	if c.Database.StatementTimeout < 0 {
 		bad("database.statement_timeout", "must not be negative, got %s", c.Database.StatementTimeout)
 	}
-	if c.Worker.HeartbeatInterval <= 0 || c.Worker.HeartbeatTTL <= c.Worker.HeartbeatInterval {
-		bad("worker.heartbeat_ttl", "must be longer than worker.heartbeat_interval (%s), got %s", c.Worker.HeartbeatInterval, c.Worker.HeartbeatTTL)
-	}
 	positive("expert.max_rounds", c.Expert.MaxRounds)
 	positive("expert.max_tool_calls_per_round", c.Expert.MaxToolCallsPerRound)
 	unit("expert.budget_warning_at", c.Expert.BudgetWarningAt)

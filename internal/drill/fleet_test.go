@@ -141,8 +141,6 @@ func newFleet(t *testing.T, h llmfake.Handler, edit func(*config.Config)) *fleet
 			"OPENAI_BASE_URL="+llm.URL, "OPENAI_API_KEY=test",
 			"REVIEWFLEET_WORKER_HEALTH_ADDR=127.0.0.1:0",
 			"REVIEWFLEET_WORKER_TASK_CHECK_INTERVAL=20ms",
-			"REVIEWFLEET_WORKER_HEARTBEAT_INTERVAL="+cfg.Worker.HeartbeatInterval.String(),
-			"REVIEWFLEET_WORKER_HEARTBEAT_TTL="+cfg.Worker.HeartbeatTTL.String(),
 			"REVIEWFLEET_EXPERT_SNAPSHOT_DIR="+cfg.Expert.SnapshotDir,
 		),
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -144,5 +145,5 @@ func TestKilledWorkersItemsRunAgain(t *testing.T) {
 	}
 	t.Logf("recovery after SIGKILL over %d rounds: p50 %s, max %s (heartbeat TTL %s, scheduler interval %s)",
 		len(recoveries), percentile(recoveries, 50).Round(100*time.Millisecond), percentile(recoveries, 100).Round(100*time.Millisecond),
-		f.cfg.Worker.HeartbeatTTL, f.cfg.Scheduler.Interval)
+		heartbeat.TTL, f.cfg.Scheduler.Interval)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -130,9 +131,9 @@ func TestTakenButUnclaimedTasksRunAgain(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	bound := f.cfg.Worker.HeartbeatTTL + f.cfg.Scheduler.Interval + 3*time.Second
+	bound := heartbeat.TTL + f.cfg.Scheduler.Interval + 3*time.Second
 	t.Logf("%d tasks taken and never claimed: running again %s after the kill (bound %s: heartbeat TTL %s + scheduler interval %s + 3 s)",
-		len(items), worst.Round(100*time.Millisecond), bound, f.cfg.Worker.HeartbeatTTL, f.cfg.Scheduler.Interval)
+		len(items), worst.Round(100*time.Millisecond), bound, heartbeat.TTL, f.cfg.Scheduler.Interval)
 	// A few seconds for the worker started after the kill to come up.
 	if worst > bound+5*time.Second {
 		t.Errorf("recovery took %s, over the bound %s", worst.Round(100*time.Millisecond), bound)

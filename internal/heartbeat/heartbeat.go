@@ -1,77 +1,58 @@
-// Package heartbeat keeps a worker's liveness in Redis: a key per worker
-// with a short TTL, refreshed every few seconds. The scheduler reads the
-// keys to find items whose worker died, so they run again within seconds
-// instead of waiting for the queue's lease to expire.
+// Package heartbeat reads a worker's liveness from asynq's own server
+// heartbeats: every asynq server writes its state (host, pid, queues,
+// active tasks) to Redis every 5 s with a 10 s TTL and removes it when it
+// shuts down cleanly. The fleet keeps no heartbeat of its own. A worker's
+// ID, recorded on the items it starts, is its process's host and pid, the
+// identity asynq's server list carries, so the scheduler finds items
+// whose worker died, and a submitter finds a queue nobody serves, from the
+// same list.
 package heartbeat
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/hibiken/asynq"
-	"github.com/redis/go-redis/v9"
 )
 
-// KeyPrefix starts every heartbeat key; the worker ID follows.
-const KeyPrefix = "reviewfleet:worker:"
+// Interval and TTL are asynq's: a server writes its state every Interval
+// and the state lives TTL past the last write.
+const (
+	Interval = 5 * time.Second
+	TTL      = 10 * time.Second
+)
 
-// Key is the heartbeat key of a worker.
-func Key(workerID string) string { return KeyPrefix + workerID }
-
-// NewWorkerID returns an ID unique to this worker: host, process and a
-// random suffix (several workers may share a process in tests).
-func NewWorkerID() string {
+// WorkerID is the ID of this process's workers: host and pid, as asynq's
+// server list names the process. Workers sharing a process (tests) share
+// it; a worker stopped inside a live process gives its items back as it
+// stops, so it needs no rescue.
+func WorkerID() string {
 	host, _ := os.Hostname()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+	return serverID(host, os.Getpid())
 }
 
-// Beat sets the worker's key with ttl now and every interval until ctx is
-// cancelled, then deletes it (a worker that stops cleanly is not alive).
-// Failures are logged and retried at the next beat.
-func Beat(ctx context.Context, rdb redis.UniversalClient, workerID string, interval, ttl time.Duration, log *slog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		bctx, cancel := context.WithTimeout(ctx, interval)
-		err := rdb.Set(bctx, Key(workerID), time.Now().UTC().Format(time.RFC3339), ttl).Err()
-		cancel()
-		if err != nil && ctx.Err() == nil {
-			log.Warn("worker heartbeat", "worker", workerID, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			_ = rdb.Del(dctx, Key(workerID)).Err()
-			cancel()
-			return
-		case <-t.C:
-		}
-	}
-}
+func serverID(host string, pid int) string { return host + ":" + strconv.Itoa(pid) }
 
-// Alive reports which of the workers have a heartbeat, in one round trip.
-func Alive(ctx context.Context, rdb redis.UniversalClient, workerIDs []string) (map[string]bool, error) {
+// Alive reports which of the workers have a live queue server, in one
+// read of the server list. A worker ID no live server carries is dead:
+// its process stopped beating for longer than TTL.
+func Alive(servers Servers, workerIDs []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(workerIDs))
 	if len(workerIDs) == 0 {
 		return out, nil
 	}
-	pipe := rdb.Pipeline()
-	cmds := make([]*redis.IntCmd, len(workerIDs))
-	for i, id := range workerIDs {
-		cmds[i] = pipe.Exists(ctx, Key(id))
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	list, err := servers.Servers()
+	if err != nil {
 		return nil, fmt.Errorf("read worker heartbeats: %w", err)
 	}
-	for i, id := range workerIDs {
-		out[id] = cmds[i].Val() > 0
+	live := make(map[string]bool, len(list))
+	for _, s := range list {
+		live[serverID(s.Host, s.PID)] = true
+	}
+	for _, id := range workerIDs {
+		out[id] = live[id]
 	}
 	return out, nil
 }

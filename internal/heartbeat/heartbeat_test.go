@@ -3,7 +3,6 @@ package heartbeat_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +14,10 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/localenv"
 )
 
-// A beating worker is alive, with a key that expires on its own; one that
-// stopped cleanly is not alive at once.
-func TestBeatAndAlive(t *testing.T) {
+// A process running an asynq server is alive under its worker ID, from
+// the moment the server starts; once the server shut down cleanly it is
+// not alive, and an ID no server carries never is.
+func TestAliveFollowsTheQueueServer(t *testing.T) {
 	addr, stop, err := localenv.StartRedis()
 	if err != nil {
 		t.Fatal(err)
@@ -25,35 +25,36 @@ func TestBeatAndAlive(t *testing.T) {
 	defer stop()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		heartbeat.Beat(ctx, rdb, "w1", 20*time.Millisecond, time.Minute, slog.New(slog.DiscardHandler))
-	}()
-	bg := context.Background()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		alive, err := heartbeat.Alive(bg, rdb, []string{"w1", "w2"})
+	insp := asynq.NewInspectorFromRedisClient(rdb)
+	me, other := heartbeat.WorkerID(), "elsewhere:1"
+	if alive, err := heartbeat.Alive(insp, []string{me}); err != nil || alive[me] {
+		t.Fatalf("before any server: alive=%v err=%v", alive, err)
+	}
+	srv := asynq.NewServerFromRedisClient(rdb, asynq.Config{Concurrency: 1, Queues: map[string]int{"hb": 1}, LogLevel: asynq.FatalLevel})
+	if err := srv.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		alive, err := heartbeat.Alive(insp, []string{me, other})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if alive["w2"] {
-			t.Fatal("a worker that never beat is alive")
+		if alive[other] {
+			t.Fatal("a worker no server carries is alive")
 		}
-		if alive["w1"] {
+		if alive[me] {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the beating worker never showed up alive")
+			t.Fatal("the running server's process never showed up alive")
 		}
 	}
-	if ttl, err := rdb.TTL(bg, heartbeat.Key("w1")).Result(); err != nil || ttl <= 0 || ttl > time.Minute {
-		t.Errorf("heartbeat TTL = %s (%v), want at most a minute", ttl, err)
-	}
-	cancel()
-	<-done
-	if alive, err := heartbeat.Alive(bg, rdb, []string{"w1"}); err != nil || alive["w1"] {
+	srv.Shutdown()
+	if alive, err := heartbeat.Alive(insp, []string{me}); err != nil || alive[me] {
 		t.Errorf("after a clean stop: alive=%v err=%v", alive, err)
+	}
+	if _, err := heartbeat.Alive(fakeServers{err: errors.New("redis down")}, []string{me}); err == nil {
+		t.Error("an unreadable server list reads as an answer")
 	}
 }
 
