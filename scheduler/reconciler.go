@@ -93,7 +93,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	expired, err := r.Store.FailExpiredReviews(ctx, r.Only)
 	errs = append(errs, err)
 	st.Expired = len(expired)
-	metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Add(float64(len(expired)))
+	metrics.ReviewsFinished.WithLabelValues(string(store.StatusFailed)).Add(float64(len(expired)))
 	for _, id := range expired {
 		r.log().Warn("review failed: deadline passed", "review", id)
 		if r.OnFailed != nil {

@@ -44,7 +44,7 @@ func claimOrNil(c string) any {
 
 // lostOrClosed tells why a claim-checked close matched no row.
 func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status string
+	var status review.ItemStatus
 	err := tx.QueryRow(ctx, `SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3`,
 		reviewID, string(stage), key).Scan(&status)
 	if err == nil && status == ItemPending {

@@ -99,7 +99,7 @@ func (s *Store) StartItem(ctx context.Context, reviewID string, stage review.Sta
 // closeItem marks a pending item done or failed inside tx. It returns
 // ErrItemClosed when the item was not pending, and ErrClaimLost when ctx
 // carries a claim that is no longer the item's.
-func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key, status, reason string) error {
+func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string, status review.ItemStatus, reason string) error {
 	claim, checked := claimFrom(ctx)
 	// The review's tokens and cost grow once per item, by what the item's
 	// calls used, rather than with every call.
@@ -118,7 +118,7 @@ func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Sta
 			FROM used WHERE id = (SELECT review_id FROM closed) AND (used.i > 0 OR used.o > 0 OR used.c > 0)
 		)
 		SELECT count(*) FROM closed`,
-		reviewID, string(stage), key, status, reason, checked, claimOrNil(claim)).Scan(&n)
+		reviewID, string(stage), key, string(status), reason, checked, claimOrNil(claim)).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
 	}
@@ -145,7 +145,7 @@ func (s *Store) SkipItemBudget(ctx context.Context, reviewID string, stage revie
 // ErrClaimLost when ctx's claim is no longer the item's (a newer run of a
 // rescued item owns it).
 func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status string
+	var status review.ItemStatus
 	var claim *string
 	err := tx.QueryRow(ctx, `
 		SELECT status, claim::text FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3

@@ -4,152 +4,49 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // Review statuses.
 const (
-	StatusQueued  = "queued"
-	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
+	StatusQueued  = review.ReviewQueued
+	StatusRunning = review.ReviewRunning
+	StatusDone    = review.ReviewDone
+	StatusFailed  = review.ReviewFailed
 )
 
 // Review is one review of a change.
-type Review struct {
-	ID       string
-	BatchID  string
-	Repo     string
-	Source   string // git | diff | url
-	BaseRef  string
-	HeadRef  string
-	BaseSHA  string
-	HeadSHA  string
-	Snapshot string
-	// SnapshotFallback says why a worker gave the expert only the changed
-	// files stored with the review instead of the whole head tree (empty
-	// when it did not fall back).
-	SnapshotFallback string
-	Purpose          string
-	Status           string
-	Stage            review.Stage
-	IntentMode       string
-	SkippedStages    []string
-	Config           json.RawMessage
-	Error            string
-	LLMCalls         int
-	TokensIn         int64
-	TokensOut        int64
-	CreatedAt        time.Time
-	StartedAt        *time.Time
-	FinishedAt       *time.Time
-	// Incomplete marks a done review some of whose items failed;
-	// FailedItems counts them (for done and failed reviews alike).
-	Incomplete  bool
-	FailedItems int
-	// SkippedBudget counts items skipped because the review's LLM budget
-	// was spent (they also make a done review incomplete).
-	SkippedBudget int
-	// Cost is the estimated cost in US dollars of the review's calls, from
-	// llm.prices; tokens and cost are added once per closed item.
-	Cost       float64
-	DeadlineAt time.Time
-	Kind       string // interactive | bulk
-	DedupeKey  string
-}
+type Review = review.Review
 
-// Review kinds: admission and the queues prefer interactive reviews.
+// Review kinds.
 const (
-	KindInteractive = "interactive"
-	KindBulk        = "bulk"
+	KindInteractive = review.KindInteractive
+	KindBulk        = review.KindBulk
 )
 
 // File is one file of a review's change.
-type File struct {
-	Path         string
-	OldPath      string
-	Change       string
-	Binary       bool
-	SkipReason   string // empty when the file is reviewed
-	Additions    int
-	Deletions    int
-	ChangedLines []int
-	Diff         string
-	Content      *string // head-side content; nil when absent or not stored
-	Packs        []string
-	// Rules is what the repository's .reviewfleet.yaml files say for the file.
-	Rules repoconfig.Rules
-}
+type File = review.File
 
 // Item is one entry of the fan-out/fan-in ledger.
-type Item struct {
-	ReviewID string
-	Stage    review.Stage
-	Key      string
-	Status   string // pending | done | failed
-	Payload  json.RawMessage
-	Attempts int
-	// Claims counts the runs that took the item up, those an outage,
-	// a shutdown or a rescue took back included (GetItem only).
-	Claims int
-	Error  string
-	// Bulk: the item's review belongs to a batch (its tasks use the bulk
-	// queues). Set by PendingPage.
-	Bulk bool
-	// Generation counts how often the item was handed to another worker
-	// after its worker died; a task of an older generation is stale.
-	Generation int
-	// WorkerID is the worker that last started the item ("" when none).
-	WorkerID string
-}
+type Item = review.Item
 
 // Item statuses.
 const (
-	ItemPending = "pending"
-	ItemDone    = "done"
-	ItemFailed  = "failed"
-	// ItemSkippedBudget: the review's LLM budget was spent before the
-	// item could be reviewed.
-	ItemSkippedBudget = "skipped_budget"
+	ItemPending       = review.ItemPending
+	ItemDone          = review.ItemDone
+	ItemFailed        = review.ItemFailed
+	ItemSkippedBudget = review.ItemSkippedBudget
 )
 
 // NewReview is everything CreateReview stores in one transaction.
-type NewReview struct {
-	ID            string // generated when empty
-	BatchID       string
-	Repo          string
-	Source        string
-	BaseRef       string
-	HeadRef       string
-	BaseSHA       string
-	HeadSHA       string
-	Snapshot      string
-	Purpose       string
-	IntentMode    string
-	SkippedStages []string
-	Config        json.RawMessage
-	Timeout       time.Duration
-	// Queued stores the review as queued: it starts (and its deadline
-	// starts counting) when AdmitReviews admits it. Otherwise it is
-	// running at once.
-	Queued    bool
-	Kind      string // interactive (default) | bulk
-	DedupeKey string
-	Files     []File
-	// Items are the first stage's ledger rows (intent, one per file or chunk).
-	Items []Item
-	// Incremental, when set, links the review to an earlier one and says
-	// which files it does not review again (see store/incremental.go).
-	Incremental Incremental
-	// ConfigWarnings lists the repository's invalid .reviewfleet.yaml files.
-	ConfigWarnings []repoconfig.Warning
-}
+type NewReview = review.NewReview
+
+// FileSummary is one file of a change without its diff or content.
+type FileSummary = review.FileSummary
 
 // CreateReview stores a review, its files and its first stage's ledger rows
 // in one transaction and marks it running (or queued when nr.Queued). It
@@ -349,12 +246,6 @@ func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs [
 	return nil
 }
 
-// FileSummary is one file of a change without its diff or content.
-type FileSummary struct {
-	Path, OldPath, Change, SkipReason string
-	Additions, Deletions              int
-}
-
 // ListFileSummaries returns every file of a review, by path, without diffs
 // or contents: the list of what a change touches.
 func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileSummary, error) {
@@ -381,15 +272,15 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 
 // CountReviewsByStatus counts the reviews in each status (every status
 // present, zero included).
-func (s *Store) CountReviewsByStatus(ctx context.Context) (map[string]int64, error) {
-	out := map[string]int64{StatusQueued: 0, StatusRunning: 0, StatusDone: 0, StatusFailed: 0}
+func (s *Store) CountReviewsByStatus(ctx context.Context) (map[review.ReviewStatus]int64, error) {
+	out := map[review.ReviewStatus]int64{StatusQueued: 0, StatusRunning: 0, StatusDone: 0, StatusFailed: 0}
 	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM reviews GROUP BY status`)
 	if err != nil {
 		return nil, fmt.Errorf("count reviews by status: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var status string
+		var status review.ReviewStatus
 		var n int64
 		if err := rows.Scan(&status, &n); err != nil {
 			return nil, fmt.Errorf("count reviews by status: %w", err)

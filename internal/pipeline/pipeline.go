@@ -143,7 +143,7 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return err
 		}
 		if won && to == review.StageDone {
-			metrics.ReviewsFinished.WithLabelValues(store.StatusDone).Inc()
+			metrics.ReviewsFinished.WithLabelValues(string(store.StatusDone)).Inc()
 			return p.admitNext(ctx)
 		}
 		if !won {
@@ -273,7 +273,7 @@ func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r store.Review) (b
 		return false, err
 	}
 	if won {
-		metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Inc()
+		metrics.ReviewsFinished.WithLabelValues(string(store.StatusFailed)).Inc()
 		p.log().Warn("review failed", "review", r.ID, "reason", reason)
 		if p.OnFailed != nil {
 			p.OnFailed(ctx, r.ID)

@@ -174,7 +174,7 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 		out.Update(elapsed, line)
 		if r.Status == store.StatusDone || r.Status == store.StatusFailed {
 			out.End()
-			status := r.Status
+			status := string(r.Status)
 			if r.Incomplete {
 				status = fmt.Sprintf("%s, INCOMPLETE (items not reviewed: %d)", status, r.FailedItems)
 			}

@@ -27,7 +27,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,30 +52,10 @@ type File struct {
 }
 
 // Warning reports an invalid configuration file.
-type Warning struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"` // 0 when unknown
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string {
-	if w.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
-	}
-	return w.File + ": " + w.Message
-}
+type Warning = review.ConfigWarning
 
 // Rules is what the configuration says for one file.
-type Rules struct {
-	Instructions      string             `json:"instructions,omitempty"`
-	Thresholds        map[string]float64 `json:"thresholds,omitempty"`
-	DisabledRiskTypes []string           `json:"disabled_risk_types,omitempty"`
-}
-
-// Disabled reports whether risk is disabled for the file.
-func (r Rules) Disabled(risk review.RiskType) bool {
-	return slices.Contains(r.DisabledRiskTypes, string(risk))
-}
+type Rules = review.Rules
 
 // Config is the set of valid configuration files of a revision, by
 // directory ("" is the root).

@@ -36,7 +36,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 	if err != nil {
 		return err
 	}
-	rep.Status = store.StatusDone
+	rep.Status = string(store.StatusDone)
 	if rep.FinishedAt.IsZero() {
 		rep.FinishedAt = time.Now().UTC() // the review is done when its report is stored
 	}
@@ -100,7 +100,7 @@ func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Rep
 
 	rep := &render.Report{
 		ToolVersion: Version, ReviewID: r.ID, Repo: redact.String(r.Repo), BaseRef: r.BaseRef, HeadRef: r.HeadRef, // a clone URL may carry a token
-		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: r.Status, Error: r.Error,
+		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: string(r.Status), Error: r.Error,
 		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, CreatedAt: r.CreatedAt,
 		Threshold:   cfg.Harness.ConfidenceThreshold,
 		EvalSummary: map[review.RiskType]render.EvalCounts{},
