@@ -23,6 +23,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -169,7 +170,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ir, err := progress.Wait(ctx, sub.Store, iid, io.Discard, time.Minute)
-	if err != nil || ir.Status != store.StatusDone {
+	if err != nil || ir.Status != review.ReviewDone {
 		t.Fatalf("interactive review: %s %q %v", ir.Status, ir.Error, err)
 	}
 	p, err := bulk.Wait(ctx, sub.Store, batchID, io.Discard)

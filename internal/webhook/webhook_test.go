@@ -20,6 +20,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/publish"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -150,7 +151,7 @@ func (r *recorder) Submit(ctx context.Context, req submit.Request) (string, erro
 	if failing {
 		return "", errors.New("the fleet's database is away")
 	}
-	return r.st.CreateReview(ctx, store.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
+	return r.st.CreateReview(ctx, review.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
 		BaseSHA: req.Base, HeadSHA: req.Head, IntentMode: "per_file", Timeout: time.Hour})
 }
 
