@@ -10,10 +10,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-// Incremental is what makes a review incremental.
-type Incremental = review.Incremental
-
-func saveIncremental(ctx context.Context, tx pgx.Tx, id string, inc Incremental) error {
+func saveIncremental(ctx context.Context, tx pgx.Tx, id string, inc review.Incremental) error {
 	var since any
 	if inc.Since != "" {
 		since = inc.Since

@@ -11,47 +11,10 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-// Review statuses.
-const (
-	StatusQueued  = review.ReviewQueued
-	StatusRunning = review.ReviewRunning
-	StatusDone    = review.ReviewDone
-	StatusFailed  = review.ReviewFailed
-)
-
-// Review is one review of a change.
-type Review = review.Review
-
-// Review kinds.
-const (
-	KindInteractive = review.KindInteractive
-	KindBulk        = review.KindBulk
-)
-
-// File is one file of a review's change.
-type File = review.File
-
-// Item is one entry of the fan-out/fan-in ledger.
-type Item = review.Item
-
-// Item statuses.
-const (
-	ItemPending       = review.ItemPending
-	ItemDone          = review.ItemDone
-	ItemFailed        = review.ItemFailed
-	ItemSkippedBudget = review.ItemSkippedBudget
-)
-
-// NewReview is everything CreateReview stores in one transaction.
-type NewReview = review.NewReview
-
-// FileSummary is one file of a change without its diff or content.
-type FileSummary = review.FileSummary
-
 // CreateReview stores a review, its files and its first stage's ledger rows
 // in one transaction and marks it running (or queued when nr.Queued). It
 // returns the review ID.
-func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) {
+func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, error) {
 	if nr.ID == "" {
 		nr.ID = uuid.NewString()
 	}
@@ -66,7 +29,7 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 		stage = nr.Items[0].Stage
 	}
 	if nr.Kind == "" {
-		nr.Kind = KindInteractive
+		nr.Kind = review.KindInteractive
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var batch any
@@ -134,8 +97,8 @@ const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref,
 	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key, skipped_budget, cost`
 
-func scanReview(row pgx.Row) (Review, error) {
-	var r Review
+func scanReview(row pgx.Row) (review.Review, error) {
+	var r review.Review
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
@@ -157,22 +120,22 @@ func (s *Store) SetSnapshotFallback(ctx context.Context, id, reason string) erro
 }
 
 // GetReview loads one review.
-func (s *Store) GetReview(ctx context.Context, id string) (Review, error) {
+func (s *Store) GetReview(ctx context.Context, id string) (review.Review, error) {
 	r, err := scanReview(s.pool.QueryRow(ctx, `SELECT `+reviewColumns+` FROM reviews WHERE id = $1`, id))
 	if err != nil {
-		return Review{}, fmt.Errorf("get review %s: %w", id, err)
+		return review.Review{}, fmt.Errorf("get review %s: %w", id, err)
 	}
 	return r, nil
 }
 
 // ListReviews returns the newest reviews first, at most limit.
-func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
+func (s *Store) ListReviews(ctx context.Context, limit int) ([]review.Review, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+reviewColumns+` FROM reviews ORDER BY created_at DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list reviews: %w", err)
 	}
 	defer rows.Close()
-	var out []Review
+	var out []review.Review
 	for rows.Next() {
 		r, err := scanReview(rows)
 		if err != nil {
@@ -200,7 +163,7 @@ func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error)
 }
 
 // ListFiles returns every file of a review, ordered by path.
-func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) {
+func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]review.File, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
 		       diff, content, packs, repo_rules
@@ -209,9 +172,9 @@ func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) 
 		return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []File
+	var out []review.File
 	for rows.Next() {
-		var f File
+		var f review.File
 		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions,
 			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules); err != nil {
 			return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
@@ -222,8 +185,8 @@ func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) 
 }
 
 // GetFile loads one file of a review.
-func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error) {
-	var f File
+func (s *Store) GetFile(ctx context.Context, reviewID, path string) (review.File, error) {
+	var f review.File
 	err := s.pool.QueryRow(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
 		       diff, content, packs, repo_rules
@@ -231,7 +194,7 @@ func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error
 		Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions, &f.Deletions,
 			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules)
 	if err != nil {
-		return File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
+		return review.File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
 	}
 	return f, nil
 }
@@ -248,7 +211,7 @@ func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs [
 
 // ListFileSummaries returns every file of a review, by path, without diffs
 // or contents: the list of what a change touches.
-func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileSummary, error) {
+func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]review.FileSummary, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT path, old_path, change, skip_reason, additions, deletions
 		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
@@ -256,9 +219,9 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []FileSummary
+	var out []review.FileSummary
 	for rows.Next() {
-		var f FileSummary
+		var f review.FileSummary
 		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.SkipReason, &f.Additions, &f.Deletions); err != nil {
 			return nil, fmt.Errorf("scan file summary of %s: %w", reviewID, err)
 		}
@@ -273,7 +236,7 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 // CountReviewsByStatus counts the reviews in each status (every status
 // present, zero included).
 func (s *Store) CountReviewsByStatus(ctx context.Context) (map[review.ReviewStatus]int64, error) {
-	out := map[review.ReviewStatus]int64{StatusQueued: 0, StatusRunning: 0, StatusDone: 0, StatusFailed: 0}
+	out := map[review.ReviewStatus]int64{review.ReviewQueued: 0, review.ReviewRunning: 0, review.ReviewDone: 0, review.ReviewFailed: 0}
 	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM reviews GROUP BY status`)
 	if err != nil {
 		return nil, fmt.Errorf("count reviews by status: %w", err)

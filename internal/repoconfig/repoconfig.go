@@ -16,8 +16,8 @@
 //
 // Decoding is strict: an unknown key, a wrong type, an unknown risk type, a
 // threshold outside [0, 1] or an invalid glob makes the whole file invalid.
-// An invalid file is reported as a Warning (with its line) and otherwise
-// ignored: the review goes on as if it were absent.
+// An invalid file is reported as a review.ConfigWarning (with its line) and
+// otherwise ignored: the review goes on as if it were absent.
 package repoconfig
 
 import (
@@ -51,12 +51,6 @@ type File struct {
 	DisabledRiskTypes []string           `yaml:"disabled_risk_types"`
 }
 
-// Warning reports an invalid configuration file.
-type Warning = review.ConfigWarning
-
-// Rules is what the configuration says for one file.
-type Rules = review.Rules
-
 // Config is the set of valid configuration files of a revision, by
 // directory ("" is the root).
 type Config struct {
@@ -88,9 +82,9 @@ func Paths(paths []string) []string {
 
 // Load parses the configuration files found (by path, as returned for
 // Paths) into a Config, and reports the invalid ones.
-func Load(files map[string][]byte) (*Config, []Warning) {
+func Load(files map[string][]byte) (*Config, []review.ConfigWarning) {
 	c := &Config{dirs: map[string]File{}}
-	var warns []Warning
+	var warns []review.ConfigWarning
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -113,10 +107,10 @@ func Load(files map[string][]byte) (*Config, []Warning) {
 
 // Parse decodes and checks one configuration file. It returns warnings
 // (with lines where known) when the file is invalid.
-func Parse(name string, data []byte) (File, []Warning) {
+func Parse(name string, data []byte) (File, []review.ConfigWarning) {
 	var f File
 	if len(data) > MaxFileBytes {
-		return f, []Warning{{File: name, Message: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}}
+		return f, []review.ConfigWarning{{File: name, Message: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -125,9 +119,9 @@ func Parse(name string, data []byte) (File, []Warning) {
 	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root) // decoded above: it parses
-	var warns []Warning
+	var warns []review.ConfigWarning
 	bad := func(line int, format string, args ...any) {
-		warns = append(warns, Warning{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
+		warns = append(warns, review.ConfigWarning{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 	for i, g := range f.Ignore {
 		if g == "" || !doublestar.ValidatePattern(g) {
@@ -181,7 +175,7 @@ func plain(msg string) string {
 }
 
 // decodeWarnings turns a yaml.v3 error into warnings with their lines.
-func decodeWarnings(name string, err error) []Warning {
+func decodeWarnings(name string, err error) []review.ConfigWarning {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -189,9 +183,9 @@ func decodeWarnings(name string, err error) []Warning {
 	} else {
 		msgs = []string{err.Error()}
 	}
-	out := make([]Warning, 0, len(msgs))
+	out := make([]review.ConfigWarning, 0, len(msgs))
 	for _, m := range msgs {
-		w := Warning{File: name, Message: strings.TrimPrefix(m, "yaml: ")}
+		w := review.ConfigWarning{File: name, Message: strings.TrimPrefix(m, "yaml: ")}
 		if sm := lineInMessage.FindStringSubmatch(m); sm != nil {
 			w.Line, _ = strconv.Atoi(sm[1])
 			w.Message = sm[2]
