@@ -108,6 +108,9 @@ const (
 	ItemSkippedBudget ItemStatus = "skipped_budget"
 )
 
+// ItemStatuses lists every item status.
+var ItemStatuses = []ItemStatus{ItemPending, ItemDone, ItemFailed, ItemSkippedBudget}
+
 // Item is one entry of the fan-out/fan-in ledger.
 type Item struct {
 	ReviewID string
