@@ -11,7 +11,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/scheduler"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // A task a worker took off the queue and never claimed: its lease, where a
@@ -77,7 +76,7 @@ func TestStaleLeaseIsRescued(t *testing.T) {
 	if err != nil || it.Generation != 1 {
 		t.Fatalf("item after the rescue: %+v %v; want generation 1", it, err)
 	}
-	if got := f.states(t, []store.Item{it}); got["pending"] != 1 {
+	if got := f.states(t, []review.Item{it}); got["pending"] != 1 {
 		t.Errorf("the new generation's task: %v, want pending", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/metrics"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -97,7 +98,7 @@ func (r *Reconciler) RunOnce(ctx context.Context) (Stats, error) {
 	expired, err := r.Store.FailExpiredReviews(ctx, r.Only)
 	errs = append(errs, err)
 	st.Expired = len(expired)
-	metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Add(float64(len(expired)))
+	metrics.ReviewsFinished.WithLabelValues(string(review.ReviewFailed)).Add(float64(len(expired)))
 	for _, id := range expired {
 		r.log().Warn("review failed: deadline passed", "review", id)
 		if r.OnFailed != nil {
@@ -166,13 +167,13 @@ func (r *Reconciler) restore(ctx context.Context, st *Stats) error {
 	return errors.Join(errs...)
 }
 
-func (r *Reconciler) restorePage(ctx context.Context, page []store.Item, st *Stats) error {
+func (r *Reconciler) restorePage(ctx context.Context, page []review.Item, st *Stats) error {
 	states, err := pipeline.TaskStates(ctx, r.Redis, page)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	var requeue, refreshed, reissue []store.Item
+	var requeue, refreshed, reissue []review.Item
 	for i, it := range page {
 		switch states[i] {
 		case "":

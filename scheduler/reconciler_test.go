@@ -85,9 +85,9 @@ func (f *fixture) fill(t testing.TB, reviews, n int) {
 	}
 }
 
-func (f *fixture) items(t testing.TB) []store.Item {
+func (f *fixture) items(t testing.TB) []review.Item {
 	t.Helper()
-	var all []store.Item
+	var all []review.Item
 	var cur store.PendingCursor
 	for {
 		// olderThan is negative so that just-enqueued items count too.
@@ -103,7 +103,7 @@ func (f *fixture) items(t testing.TB) []store.Item {
 	}
 }
 
-func (f *fixture) states(t testing.TB, items []store.Item) map[string]int {
+func (f *fixture) states(t testing.TB, items []review.Item) map[string]int {
 	t.Helper()
 	got, err := pipeline.TaskStates(context.Background(), f.rdb, items)
 	if err != nil {
@@ -206,7 +206,7 @@ func TestRescueDeadWorkersItems(t *testing.T) {
 	if dead.Generation != 1 || dead.WorkerID != "" || alive.Generation != 0 || alive.WorkerID != live {
 		t.Fatalf("after rescue: dead %+v, alive %+v", dead, alive)
 	}
-	if got := f.states(t, []store.Item{dead}); got["pending"] != 1 {
+	if got := f.states(t, []review.Item{dead}); got["pending"] != 1 {
 		t.Fatalf("rescued item's new task: %v, want pending", got)
 	}
 	if st, err := f.rec.RunOnce(ctx); err != nil || st.Rescued != 0 {

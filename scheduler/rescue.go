@@ -9,7 +9,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // rescue finds items started by workers whose heartbeat (their process's
@@ -29,7 +29,7 @@ func (r *Reconciler) rescue(ctx context.Context) (int, error) {
 	if err != nil || len(dead) == 0 {
 		return 0, err
 	}
-	var suspects []store.Item
+	var suspects []review.Item
 	for _, it := range claimed {
 		if dead[it.WorkerID] {
 			suspects = append(suspects, it)
@@ -39,7 +39,7 @@ func (r *Reconciler) rescue(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var stuck []store.Item
+	var stuck []review.Item
 	for i, it := range suspects {
 		switch states[i] {
 		case "active", "", "completed":
@@ -60,7 +60,7 @@ func (r *Reconciler) rescue(ctx context.Context) (int, error) {
 
 // deadWorkers returns the workers of items whose heartbeat is missing
 // twice, HeartbeatRecheck apart.
-func (r *Reconciler) deadWorkers(ctx context.Context, items []store.Item) (map[string]bool, error) {
+func (r *Reconciler) deadWorkers(ctx context.Context, items []review.Item) (map[string]bool, error) {
 	var ids []string
 	for _, it := range items {
 		if !slices.Contains(ids, it.WorkerID) {
@@ -153,7 +153,7 @@ func (r *Reconciler) rescueUnleased(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var stuck []store.Item
+	var stuck []review.Item
 	for _, l := range first {
 		if !slices.Contains(again, l) {
 			continue // extended meanwhile, or the task ended
@@ -173,22 +173,22 @@ func (r *Reconciler) rescueUnleased(ctx context.Context) (int, error) {
 
 // leasedItem is the ledger item of a task with a stale lease, when it is
 // still pending at the task's generation in a running review.
-func (r *Reconciler) leasedItem(ctx context.Context, l pipeline.StaleLease) (store.Item, bool) {
+func (r *Reconciler) leasedItem(ctx context.Context, l pipeline.StaleLease) (review.Item, bool) {
 	info, err := r.Inspector.GetTaskInfo(l.Queue, l.TaskID)
 	if err != nil {
-		return store.Item{}, false
+		return review.Item{}, false
 	}
 	p, err := pipeline.DecodePayload(asynq.NewTask(info.Type, info.Payload))
 	if err != nil || (r.Only != "" && p.ReviewID != r.Only) {
-		return store.Item{}, false
+		return review.Item{}, false
 	}
 	it, err := r.Store.GetItem(ctx, p.ReviewID, p.Stage, p.Item)
-	if err != nil || it.Status != store.ItemPending || it.Generation != p.Gen {
-		return store.Item{}, false
+	if err != nil || it.Status != review.ItemPending || it.Generation != p.Gen {
+		return review.Item{}, false
 	}
 	rv, err := r.Store.GetReview(ctx, p.ReviewID)
-	if err != nil || rv.Status != store.StatusRunning || rv.Stage != p.Stage {
-		return store.Item{}, false
+	if err != nil || rv.Status != review.ReviewRunning || rv.Stage != p.Stage {
+		return review.Item{}, false
 	}
 	it.Bulk = p.Bulk
 	return it, true

@@ -8,12 +8,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func queuedReview(t *testing.T, st *store.Store, batch, kind string) string {
 	t.Helper()
-	id, err := st.CreateReview(context.Background(), store.NewReview{
+	id, err := st.CreateReview(context.Background(), review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
 		Queued: true, Kind: kind, BatchID: batch,
 	})
@@ -40,13 +41,13 @@ func TestAdmissionNeverExceedsCapacity(t *testing.T) {
 	}
 	byBatch := map[string]string{}
 	for i := range 20 {
-		id := queuedReview(t, st, batches[i%2], store.KindBulk)
+		id := queuedReview(t, st, batches[i%2], review.KindBulk)
 		byBatch[id] = batches[i%2]
 	}
 	interactive := []string{queuedReview(t, st, "", ""), queuedReview(t, st, "", "")}
 
 	r, err := st.GetReview(ctx, interactive[0])
-	if err != nil || r.Status != store.StatusQueued || r.DeadlineAt.Before(time.Now().Add(24*time.Hour)) {
+	if err != nil || r.Status != review.ReviewQueued || r.DeadlineAt.Before(time.Now().Add(24*time.Hour)) {
 		t.Fatalf("a queued review has a deadline already: %+v %v", r, err)
 	}
 	if pos, total, err := st.QueuePosition(ctx, interactive[1]); err != nil || pos != 2 || total != 22 {
@@ -75,7 +76,7 @@ func TestAdmissionNeverExceedsCapacity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status == store.StatusRunning {
+		if r.Status == review.ReviewRunning {
 			perBatch[b]++
 		}
 	}
@@ -86,7 +87,7 @@ func TestAdmissionNeverExceedsCapacity(t *testing.T) {
 	}
 	for _, id := range interactive {
 		r, err := st.GetReview(ctx, id)
-		if err != nil || r.Status != store.StatusRunning {
+		if err != nil || r.Status != review.ReviewRunning {
 			t.Fatalf("interactive review %s not admitted first: %s %v", id, r.Status, err)
 		}
 		if d := time.Until(r.DeadlineAt); d < 59*time.Minute || d > time.Hour {
@@ -130,11 +131,11 @@ func TestCancelBatchStopsItsReviews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := queuedReview(t, st, b.ID, store.KindBulk)
+	running := queuedReview(t, st, b.ID, review.KindBulk)
 	if _, err := st.AdmitReviews(ctx, store.Admission{Capacity: 1}, ""); err != nil {
 		t.Fatal(err)
 	}
-	queued := queuedReview(t, st, b.ID, store.KindBulk)
+	queued := queuedReview(t, st, b.ID, review.KindBulk)
 	other := queuedReview(t, st, "", "")
 	n, err := st.CancelBatch(ctx, b.ID)
 	if err != nil || n != 2 {
@@ -142,7 +143,7 @@ func TestCancelBatchStopsItsReviews(t *testing.T) {
 	}
 	for _, id := range []string{running, queued} {
 		r, err := st.GetReview(ctx, id)
-		if err != nil || r.Status != store.StatusFailed || r.Error == "" {
+		if err != nil || r.Status != review.ReviewFailed || r.Error == "" {
 			t.Fatalf("review %s after cancel: %s %q %v", id, r.Status, r.Error, err)
 		}
 	}
@@ -152,11 +153,11 @@ func TestCancelBatchStopsItsReviews(t *testing.T) {
 	}
 	// A review stored in the batch after the cancel (a submission still
 	// going) is never admitted.
-	late := queuedReview(t, st, b.ID, store.KindBulk)
+	late := queuedReview(t, st, b.ID, review.KindBulk)
 	if ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: 5}, ""); err != nil || len(ids) != 0 {
 		t.Fatalf("admitted %v after the cancel, want none of the cancelled batch's (%v)", ids, err)
 	}
-	if r, _ := st.GetReview(ctx, late); r.Status != store.StatusQueued {
+	if r, _ := st.GetReview(ctx, late); r.Status != review.ReviewQueued {
 		t.Fatalf("late review of a cancelled batch: %s", r.Status)
 	}
 	if b, err := st.GetBatch(ctx, b.ID); err != nil || b.Status != store.BatchCancelled || b.CancelledAt == nil {

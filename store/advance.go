@@ -12,7 +12,7 @@ import (
 // Planner decides the next stage's ledger rows. It runs inside the
 // transaction that moves the review, so what it writes through tx commits
 // together with the transition or not at all.
-type Planner func(ctx context.Context, tx *Tx) ([]Item, error)
+type Planner func(ctx context.Context, tx *Tx) ([]review.Item, error)
 
 // Tx gives a Planner read and write access to one review inside the
 // transition's transaction.
@@ -143,9 +143,9 @@ func (t *Tx) SaveEvalSummary(ctx context.Context) error {
 func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.Stage, plan Planner) (bool, error) {
 	won := false
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		status := StatusRunning
+		status := review.ReviewRunning
 		if to == review.StageDone {
-			status = StatusDone
+			status = review.ReviewDone
 		}
 		tag, err := tx.Exec(ctx, `
 			UPDATE reviews

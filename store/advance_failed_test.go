@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // A stage whose every item failed does not advance, however the caller
@@ -15,8 +14,8 @@ func TestAdvanceRefusesAStageWhoseItemsAllFailed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, conn := migratedWithConn(t)
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Files: []store.File{{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Files: []review.File{{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

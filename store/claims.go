@@ -44,10 +44,10 @@ func claimOrNil(c string) any {
 
 // lostOrClosed tells why a claim-checked close matched no row.
 func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status string
+	var status review.ItemStatus
 	err := tx.QueryRow(ctx, `SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3`,
 		reviewID, string(stage), key).Scan(&status)
-	if err == nil && status == ItemPending {
+	if err == nil && status == review.ItemPending {
 		return ErrClaimLost
 	}
 	return ErrItemClosed
@@ -106,7 +106,7 @@ func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage rev
 	if err != nil {
 		return "", err
 	}
-	if it.Status != ItemPending {
+	if it.Status != review.ItemPending {
 		return "", ErrItemClosed
 	}
 	return "", ErrStaleTask
@@ -115,7 +115,7 @@ func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage rev
 // ClaimedItems returns the pending items of running reviews, in the
 // review's current stage, that a worker has started (only one review when
 // only is not empty): the candidates for a rescue when their worker dies.
-func (s *Store) ClaimedItems(ctx context.Context, only string) ([]Item, error) {
+func (s *Store) ClaimedItems(ctx context.Context, only string) ([]review.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, r.kind = 'bulk'
 		FROM stage_items i JOIN reviews r ON r.id = i.review_id
@@ -126,9 +126,9 @@ func (s *Store) ClaimedItems(ctx context.Context, only string) ([]Item, error) {
 		return nil, fmt.Errorf("list claimed items: %w", err)
 	}
 	defer rows.Close()
-	var out []Item
+	var out []review.Item
 	for rows.Next() {
-		it := Item{Status: ItemPending}
+		it := review.Item{Status: review.ItemPending}
 		var stage string
 		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
 			return nil, err
@@ -145,8 +145,8 @@ func (s *Store) ClaimedItems(ctx context.Context, only string) ([]Item, error) {
 // claim is cleared, so the old run can no longer close it and the old
 // task's next delivery does nothing. It returns the items it moved, with
 // their new generation.
-func (s *Store) RescueItems(ctx context.Context, items []Item) ([]Item, error) {
-	var out []Item
+func (s *Store) RescueItems(ctx context.Context, items []review.Item) ([]review.Item, error) {
+	var out []review.Item
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		for _, it := range items {
 			var gen int

@@ -58,7 +58,7 @@ func TestStaleRunCannotCloseRescuedItem(t *testing.T) {
 		t.Fatalf("findings: %d %v, want exactly the new run's one", len(got), err)
 	}
 	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
-	if err != nil || it.Status != store.ItemDone || it.Attempts != 2 {
+	if err != nil || it.Status != review.ItemDone || it.Attempts != 2 {
 		t.Fatalf("item: %+v %v", it, err)
 	}
 }

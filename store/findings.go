@@ -31,7 +31,7 @@ func (s *Store) FinishIntentItem(ctx context.Context, reviewID, key string, find
 				return fmt.Errorf("insert finding %d of %s: %w", i, key, err)
 			}
 		}
-		return closeItem(ctx, tx, reviewID, review.StageIntent, key, ItemDone, "")
+		return closeItem(ctx, tx, reviewID, review.StageIntent, key, review.ItemDone, "")
 	})
 }
 
@@ -167,9 +167,9 @@ func insertVerdict(ctx context.Context, tx pgx.Tx, v Verdict) error {
 // so the review counts it as not reviewed. A duplicate delivery returns
 // ErrItemClosed and changes nothing.
 func (s *Store) FinishVerdictItem(ctx context.Context, key string, v Verdict, run *ExpertRun) error {
-	status, reason := ItemDone, ""
+	status, reason := review.ItemDone, ""
 	if v.Verdict == review.VerdictFailed {
-		status, reason = ItemFailed, v.Reason
+		status, reason = review.ItemFailed, v.Reason
 		if run != nil && run.Error != "" {
 			reason = fmt.Sprintf("%s run stopped (%s): %s", v.Stage, run.StopReason, run.Error)
 		} else if run != nil {

@@ -10,24 +10,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-// Incremental is what makes a review incremental: the earlier review it
-// builds on, the result key of each of its reviewed files, and the files
-// whose key matched the earlier review's (their findings, verdicts and
-// expert runs are copied instead of reviewed again).
-type Incremental struct {
-	// ChangeKey names the change line (for example a pull request); the
-	// next review of the same repository and change line finds this one
-	// through PreviousReview.
-	ChangeKey string
-	// Since is the earlier review ("" when none).
-	Since string
-	// FileKeys maps each reviewed file to its result key.
-	FileKeys map[string]string
-	// Carried lists the files whose findings come from Since.
-	Carried []string
-}
-
-func saveIncremental(ctx context.Context, tx pgx.Tx, id string, inc Incremental) error {
+func saveIncremental(ctx context.Context, tx pgx.Tx, id string, inc review.Incremental) error {
 	var since any
 	if inc.Since != "" {
 		since = inc.Since

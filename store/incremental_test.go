@@ -18,10 +18,10 @@ func TestPreviousReview(t *testing.T) {
 	ctx := context.Background()
 	create := func(repo, changeKey, since string, carried []string) string {
 		t.Helper()
-		id, err := st.CreateReview(ctx, store.NewReview{
+		id, err := st.CreateReview(ctx, review.NewReview{
 			Repo: repo, Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-			Files: []store.File{{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")}},
-			Incremental: store.Incremental{ChangeKey: changeKey, Since: since,
+			Files: []review.File{{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")}},
+			Incremental: review.Incremental{ChangeKey: changeKey, Since: since,
 				FileKeys: map[string]string{"a.go": "k1"}, Carried: carried},
 		})
 		if err != nil {
@@ -31,7 +31,7 @@ func TestPreviousReview(t *testing.T) {
 	}
 	finish := func(id string) {
 		t.Helper()
-		if _, err := st.Advance(ctx, id, review.StageIntent, review.StageDone, func(context.Context, *store.Tx) ([]store.Item, error) {
+		if _, err := st.Advance(ctx, id, review.StageIntent, review.StageDone, func(context.Context, *store.Tx) ([]review.Item, error) {
 			return nil, nil
 		}); err != nil {
 			t.Fatal(err)

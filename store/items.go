@@ -17,7 +17,7 @@ import (
 // that is already done or failed (a duplicate delivery).
 var ErrItemClosed = errors.New("ledger item already closed")
 
-func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) error {
+func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review.Item) error {
 	for _, it := range items {
 		payload := it.Payload
 		if payload == nil {
@@ -37,7 +37,7 @@ func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) 
 // copyItems inserts the ledger rows of a review created in the same
 // transaction with COPY: no row can exist yet, and a large change has tens
 // of thousands of them.
-func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) error {
+func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review.Item) error {
 	rows := make([][]any, 0, len(items))
 	for _, it := range items {
 		payload := it.Payload
@@ -54,20 +54,20 @@ func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []Item) er
 }
 
 // GetItem loads one ledger item.
-func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (Item, error) {
-	it := Item{ReviewID: reviewID, Stage: stage, Key: key}
+func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (review.Item, error) {
+	it := review.Item{ReviewID: reviewID, Stage: stage, Key: key}
 	err := s.pool.QueryRow(ctx, `
 		SELECT status, payload, attempts, claims, error, generation, coalesce(worker_id, '') FROM stage_items
 		WHERE review_id = $1 AND stage = $2 AND item_key = $3`, reviewID, string(stage), key).
 		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Claims, &it.Error, &it.Generation, &it.WorkerID)
 	if err != nil {
-		return Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
+		return review.Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
 	}
 	return it, nil
 }
 
 // ListItems returns a stage's ledger items ordered by key.
-func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Stage) ([]Item, error) {
+func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Stage) ([]review.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT item_key, status, payload, attempts, error, generation FROM stage_items
 		WHERE review_id = $1 AND stage = $2 ORDER BY item_key`, reviewID, string(stage))
@@ -75,9 +75,9 @@ func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Sta
 		return nil, fmt.Errorf("list %s items of %s: %w", stage, reviewID, err)
 	}
 	defer rows.Close()
-	var out []Item
+	var out []review.Item
 	for rows.Next() {
-		it := Item{ReviewID: reviewID, Stage: stage}
+		it := review.Item{ReviewID: reviewID, Stage: stage}
 		if err := rows.Scan(&it.Key, &it.Status, &it.Payload, &it.Attempts, &it.Error, &it.Generation); err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func (s *Store) StartItem(ctx context.Context, reviewID string, stage review.Sta
 // closeItem marks a pending item done or failed inside tx. It returns
 // ErrItemClosed when the item was not pending, and ErrClaimLost when ctx
 // carries a claim that is no longer the item's.
-func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key, status, reason string) error {
+func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string, status review.ItemStatus, reason string) error {
 	claim, checked := claimFrom(ctx)
 	// The review's tokens and cost grow once per item, by what the item's
 	// calls used, rather than with every call.
@@ -118,7 +118,7 @@ func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Sta
 			FROM used WHERE id = (SELECT review_id FROM closed) AND (used.i > 0 OR used.o > 0 OR used.c > 0)
 		)
 		SELECT count(*) FROM closed`,
-		reviewID, string(stage), key, status, reason, checked, claimOrNil(claim)).Scan(&n)
+		reviewID, string(stage), key, string(status), reason, checked, claimOrNil(claim)).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
 	}
@@ -136,7 +136,7 @@ func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Sta
 // ErrItemClosed when it was no longer pending.
 func (s *Store) SkipItemBudget(ctx context.Context, reviewID string, stage review.Stage, key, reason string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		return closeItem(ctx, tx, reviewID, stage, key, ItemSkippedBudget, reason)
+		return closeItem(ctx, tx, reviewID, stage, key, review.ItemSkippedBudget, reason)
 	})
 }
 
@@ -145,7 +145,7 @@ func (s *Store) SkipItemBudget(ctx context.Context, reviewID string, stage revie
 // ErrClaimLost when ctx's claim is no longer the item's (a newer run of a
 // rescued item owns it).
 func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status string
+	var status review.ItemStatus
 	var claim *string
 	err := tx.QueryRow(ctx, `
 		SELECT status, claim::text FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3
@@ -153,7 +153,7 @@ func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.S
 	if err != nil {
 		return fmt.Errorf("lock item %s/%s: %w", stage, key, translate(err))
 	}
-	if status != ItemPending {
+	if status != review.ItemPending {
 		return ErrItemClosed
 	}
 	if mine, checked := claimFrom(ctx); checked && (claim == nil || *claim != mine) {
@@ -166,7 +166,7 @@ func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.S
 // without its result. ErrItemClosed when it was no longer pending.
 func (s *Store) FailItem(ctx context.Context, reviewID string, stage review.Stage, key, reason string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		return closeItem(ctx, tx, reviewID, stage, key, ItemFailed, reason)
+		return closeItem(ctx, tx, reviewID, stage, key, review.ItemFailed, reason)
 	})
 }
 
@@ -252,7 +252,7 @@ func (s *Store) Progress(ctx context.Context, reviewID string) ([]StageProgress,
 }
 
 // FailedItems returns every failed ledger item of a review.
-func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error) {
+func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]review.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT stage, item_key, payload, attempts, error FROM stage_items
 		WHERE review_id = $1 AND status = 'failed' ORDER BY stage, item_key`, reviewID)
@@ -260,9 +260,9 @@ func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]Item, error
 		return nil, fmt.Errorf("failed items of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []Item
+	var out []review.Item
 	for rows.Next() {
-		it := Item{ReviewID: reviewID, Status: ItemFailed}
+		it := review.Item{ReviewID: reviewID, Status: review.ItemFailed}
 		var stage string
 		if err := rows.Scan(&stage, &it.Key, &it.Payload, &it.Attempts, &it.Error); err != nil {
 			return nil, err
@@ -282,7 +282,7 @@ type PendingCursor struct {
 }
 
 // After returns the cursor that continues after it.
-func After(it Item) PendingCursor {
+func After(it review.Item) PendingCursor {
 	return PendingCursor{ReviewID: it.ReviewID, Stage: it.Stage, Key: it.Key}
 }
 
@@ -304,7 +304,7 @@ const pendingPageSQL = `
 // ago than olderThan, after the cursor in key order — the reconciler's
 // candidates for re-enqueueing. A non-empty only restricts them to one
 // review. A page shorter than limit is the last one.
-func (s *Store) PendingPage(ctx context.Context, after PendingCursor, olderThan time.Duration, limit int, only string) ([]Item, error) {
+func (s *Store) PendingPage(ctx context.Context, after PendingCursor, olderThan time.Duration, limit int, only string) ([]review.Item, error) {
 	if after.ReviewID == "" {
 		after.ReviewID = "00000000-0000-0000-0000-000000000000"
 	}
@@ -320,9 +320,9 @@ func (s *Store) PendingPage(ctx context.Context, after PendingCursor, olderThan 
 		return nil, fmt.Errorf("list pending items: %w", translate(err))
 	}
 	defer rows.Close()
-	var out []Item
+	var out []review.Item
 	for rows.Next() {
-		it := Item{Status: ItemPending}
+		it := review.Item{Status: review.ItemPending}
 		var stage string
 		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Attempts, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
 			return nil, err
@@ -355,7 +355,7 @@ func (s *Store) ExplainPendingPage(ctx context.Context) (string, error) {
 
 // MarkItemsEnqueued records, in one statement, that the items were handed
 // to their queues now.
-func (s *Store) MarkItemsEnqueued(ctx context.Context, items []Item) error {
+func (s *Store) MarkItemsEnqueued(ctx context.Context, items []review.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -444,7 +444,7 @@ func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, 
 // UnfinishedItems returns the items of a review that never finished
 // (neither done nor failed), ordered by stage and key: what an interrupted
 // review did not run.
-func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]Item, error) {
+func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]review.Item, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT stage, item_key, status, attempts, error FROM stage_items
 		WHERE review_id = $1 AND status NOT IN ('done', 'failed') ORDER BY stage, item_key`, reviewID)
@@ -452,9 +452,9 @@ func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]Item, e
 		return nil, fmt.Errorf("unfinished items of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []Item
+	var out []review.Item
 	for rows.Next() {
-		it := Item{ReviewID: reviewID}
+		it := review.Item{ReviewID: reviewID}
 		var stage string
 		if err := rows.Scan(&stage, &it.Key, &it.Status, &it.Attempts, &it.Error); err != nil {
 			return nil, err

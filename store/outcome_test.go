@@ -17,8 +17,8 @@ func TestReturnedItemKeepsItsAttemptAndTheDeadlineNamesTheError(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,14 +29,14 @@ func TestReturnedItemKeepsItsAttemptAndTheDeadlineNamesTheError(t *testing.T) {
 		t.Fatal(err)
 	}
 	it, _ := st.GetItem(ctx, id, review.StageIntent, "p1")
-	if it.Status != store.ItemPending || it.Attempts != 0 {
+	if it.Status != review.ItemPending || it.Attempts != 0 {
 		t.Fatalf("item after return: %+v", it)
 	}
 	if _, err := st.FailExpiredReviews(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := st.GetReview(ctx, id)
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "last error: rate limited, retry after 30s") {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "last error: rate limited, retry after 30s") {
 		t.Fatalf("review: %s %q", r.Status, r.Error)
 	}
 	if err := st.ReturnItem(ctx, id, review.StageIntent, "nope", "x", false); !errors.Is(err, store.ErrItemClosed) {
@@ -81,8 +81,8 @@ func TestRerunAfterOutageCountsAClaimNotAnAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

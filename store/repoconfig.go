@@ -6,10 +6,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-func saveConfigWarnings(ctx context.Context, tx pgx.Tx, id string, ws []repoconfig.Warning) error {
+func saveConfigWarnings(ctx context.Context, tx pgx.Tx, id string, ws []review.ConfigWarning) error {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -21,8 +21,8 @@ func saveConfigWarnings(ctx context.Context, tx pgx.Tx, id string, ws []repoconf
 
 // ConfigWarnings returns the invalid .reviewfleet.yaml files a review's
 // repository held at the reviewed revision.
-func (s *Store) ConfigWarnings(ctx context.Context, reviewID string) ([]repoconfig.Warning, error) {
-	var ws []repoconfig.Warning
+func (s *Store) ConfigWarnings(ctx context.Context, reviewID string) ([]review.ConfigWarning, error) {
+	var ws []review.ConfigWarning
 	if err := s.pool.QueryRow(ctx, `SELECT config_warnings FROM reviews WHERE id = $1`, reviewID).Scan(&ws); err != nil {
 		return nil, fmt.Errorf("configuration warnings of %s: %w", reviewID, translate(err))
 	}

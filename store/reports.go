@@ -34,7 +34,7 @@ func (s *Store) FinishReportItem(ctx context.Context, key string, r Report) erro
 			r.ReviewID, r.Markdown, r.JSON, r.SARIF); err != nil {
 			return fmt.Errorf("store report of %s: %w", r.ReviewID, err)
 		}
-		return closeItem(ctx, tx, r.ReviewID, review.StageReport, key, ItemDone, "")
+		return closeItem(ctx, tx, r.ReviewID, review.StageReport, key, review.ItemDone, "")
 	})
 }
 

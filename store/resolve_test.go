@@ -16,14 +16,14 @@ func TestResolveSinceResolvesOnlyReportedFindingsOfReviewedFiles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, conn := migratedWithConn(t)
-	files := func(skipB string) []store.File {
-		return []store.File{
+	files := func(skipB string) []review.File {
+		return []review.File{
 			{Path: "a.go", Change: "modified", Diff: "@@", Content: content("x\n")},
 			{Path: "b.go", Change: "modified", Diff: "@@", Content: content("y\n"), SkipReason: skipB},
 		}
 	}
-	old, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Files: files(""), Incremental: store.Incremental{FileKeys: map[string]string{"a.go": "k1", "b.go": "k2"}}})
+	old, err := st.CreateReview(ctx, review.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Files: files(""), Incremental: review.Incremental{FileKeys: map[string]string{"a.go": "k1", "b.go": "k2"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +35,13 @@ func TestResolveSinceResolvesOnlyReportedFindingsOfReviewedFiles(t *testing.T) {
 		  ($1, 'i', 3, 'robustness', 'b.go', 1, 1, 'on a file skipped now', 'high', 0.9, 0.9, 'active', 'fp3')`, old); err != nil {
 		t.Fatal(err)
 	}
-	newer, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Files: files("ignored_by_repo_config"), Incremental: store.Incremental{Since: old, FileKeys: map[string]string{"a.go": "k1b"}}})
+	newer, err := st.CreateReview(ctx, review.NewReview{Repo: "/r", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Files: files("ignored_by_repo_config"), Incremental: review.Incremental{Since: old, FileKeys: map[string]string{"a.go": "k1b"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var resolved int64
-	if _, err := st.Advance(ctx, newer, review.StageIntent, review.StageDone, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+	if _, err := st.Advance(ctx, newer, review.StageIntent, review.StageDone, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
 		resolved, err = tx.ResolveSince(ctx)
 		return nil, err
 	}); err != nil {

@@ -4,157 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
-
-// Review statuses.
-const (
-	StatusQueued  = "queued"
-	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
-)
-
-// Review is one review of a change.
-type Review struct {
-	ID       string
-	BatchID  string
-	Repo     string
-	Source   string // git | diff | url
-	BaseRef  string
-	HeadRef  string
-	BaseSHA  string
-	HeadSHA  string
-	Snapshot string
-	// SnapshotFallback says why a worker gave the expert only the changed
-	// files stored with the review instead of the whole head tree (empty
-	// when it did not fall back).
-	SnapshotFallback string
-	Purpose          string
-	Status           string
-	Stage            review.Stage
-	IntentMode       string
-	SkippedStages    []string
-	Config           json.RawMessage
-	Error            string
-	LLMCalls         int
-	TokensIn         int64
-	TokensOut        int64
-	CreatedAt        time.Time
-	StartedAt        *time.Time
-	FinishedAt       *time.Time
-	// Incomplete marks a done review some of whose items failed;
-	// FailedItems counts them (for done and failed reviews alike).
-	Incomplete  bool
-	FailedItems int
-	// SkippedBudget counts items skipped because the review's LLM budget
-	// was spent (they also make a done review incomplete).
-	SkippedBudget int
-	// Cost is the estimated cost in US dollars of the review's calls, from
-	// llm.prices; tokens and cost are added once per closed item.
-	Cost       float64
-	DeadlineAt time.Time
-	Kind       string // interactive | bulk
-	DedupeKey  string
-}
-
-// Review kinds: admission and the queues prefer interactive reviews.
-const (
-	KindInteractive = "interactive"
-	KindBulk        = "bulk"
-)
-
-// File is one file of a review's change.
-type File struct {
-	Path         string
-	OldPath      string
-	Change       string
-	Binary       bool
-	SkipReason   string // empty when the file is reviewed
-	Additions    int
-	Deletions    int
-	ChangedLines []int
-	Diff         string
-	Content      *string // head-side content; nil when absent or not stored
-	Packs        []string
-	// Rules is what the repository's .reviewfleet.yaml files say for the file.
-	Rules repoconfig.Rules
-}
-
-// Item is one entry of the fan-out/fan-in ledger.
-type Item struct {
-	ReviewID string
-	Stage    review.Stage
-	Key      string
-	Status   string // pending | done | failed
-	Payload  json.RawMessage
-	Attempts int
-	// Claims counts the runs that took the item up, those an outage,
-	// a shutdown or a rescue took back included (GetItem only).
-	Claims int
-	Error  string
-	// Bulk: the item's review belongs to a batch (its tasks use the bulk
-	// queues). Set by PendingPage.
-	Bulk bool
-	// Generation counts how often the item was handed to another worker
-	// after its worker died; a task of an older generation is stale.
-	Generation int
-	// WorkerID is the worker that last started the item ("" when none).
-	WorkerID string
-}
-
-// Item statuses.
-const (
-	ItemPending = "pending"
-	ItemDone    = "done"
-	ItemFailed  = "failed"
-	// ItemSkippedBudget: the review's LLM budget was spent before the
-	// item could be reviewed.
-	ItemSkippedBudget = "skipped_budget"
-)
-
-// NewReview is everything CreateReview stores in one transaction.
-type NewReview struct {
-	ID            string // generated when empty
-	BatchID       string
-	Repo          string
-	Source        string
-	BaseRef       string
-	HeadRef       string
-	BaseSHA       string
-	HeadSHA       string
-	Snapshot      string
-	Purpose       string
-	IntentMode    string
-	SkippedStages []string
-	Config        json.RawMessage
-	Timeout       time.Duration
-	// Queued stores the review as queued: it starts (and its deadline
-	// starts counting) when AdmitReviews admits it. Otherwise it is
-	// running at once.
-	Queued    bool
-	Kind      string // interactive (default) | bulk
-	DedupeKey string
-	Files     []File
-	// Items are the first stage's ledger rows (intent, one per file or chunk).
-	Items []Item
-	// Incremental, when set, links the review to an earlier one and says
-	// which files it does not review again (see store/incremental.go).
-	Incremental Incremental
-	// ConfigWarnings lists the repository's invalid .reviewfleet.yaml files.
-	ConfigWarnings []repoconfig.Warning
-}
 
 // CreateReview stores a review, its files and its first stage's ledger rows
 // in one transaction and marks it running (or queued when nr.Queued). It
 // returns the review ID.
-func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) {
+func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, error) {
 	if nr.ID == "" {
 		nr.ID = uuid.NewString()
 	}
@@ -169,7 +29,7 @@ func (s *Store) CreateReview(ctx context.Context, nr NewReview) (string, error) 
 		stage = nr.Items[0].Stage
 	}
 	if nr.Kind == "" {
-		nr.Kind = KindInteractive
+		nr.Kind = review.KindInteractive
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var batch any
@@ -237,8 +97,8 @@ const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref,
 	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
 	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key, skipped_budget, cost`
 
-func scanReview(row pgx.Row) (Review, error) {
-	var r Review
+func scanReview(row pgx.Row) (review.Review, error) {
+	var r review.Review
 	var stage string
 	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
 		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
@@ -260,22 +120,22 @@ func (s *Store) SetSnapshotFallback(ctx context.Context, id, reason string) erro
 }
 
 // GetReview loads one review.
-func (s *Store) GetReview(ctx context.Context, id string) (Review, error) {
+func (s *Store) GetReview(ctx context.Context, id string) (review.Review, error) {
 	r, err := scanReview(s.pool.QueryRow(ctx, `SELECT `+reviewColumns+` FROM reviews WHERE id = $1`, id))
 	if err != nil {
-		return Review{}, fmt.Errorf("get review %s: %w", id, err)
+		return review.Review{}, fmt.Errorf("get review %s: %w", id, err)
 	}
 	return r, nil
 }
 
 // ListReviews returns the newest reviews first, at most limit.
-func (s *Store) ListReviews(ctx context.Context, limit int) ([]Review, error) {
+func (s *Store) ListReviews(ctx context.Context, limit int) ([]review.Review, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+reviewColumns+` FROM reviews ORDER BY created_at DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list reviews: %w", err)
 	}
 	defer rows.Close()
-	var out []Review
+	var out []review.Review
 	for rows.Next() {
 		r, err := scanReview(rows)
 		if err != nil {
@@ -303,7 +163,7 @@ func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error)
 }
 
 // ListFiles returns every file of a review, ordered by path.
-func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) {
+func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]review.File, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
 		       diff, content, packs, repo_rules
@@ -312,9 +172,9 @@ func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) 
 		return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []File
+	var out []review.File
 	for rows.Next() {
-		var f File
+		var f review.File
 		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions,
 			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules); err != nil {
 			return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
@@ -325,8 +185,8 @@ func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]File, error) 
 }
 
 // GetFile loads one file of a review.
-func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error) {
-	var f File
+func (s *Store) GetFile(ctx context.Context, reviewID, path string) (review.File, error) {
+	var f review.File
 	err := s.pool.QueryRow(ctx, `
 		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
 		       diff, content, packs, repo_rules
@@ -334,7 +194,7 @@ func (s *Store) GetFile(ctx context.Context, reviewID, path string) (File, error
 		Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions, &f.Deletions,
 			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules)
 	if err != nil {
-		return File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
+		return review.File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
 	}
 	return f, nil
 }
@@ -349,15 +209,9 @@ func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs [
 	return nil
 }
 
-// FileSummary is one file of a change without its diff or content.
-type FileSummary struct {
-	Path, OldPath, Change, SkipReason string
-	Additions, Deletions              int
-}
-
 // ListFileSummaries returns every file of a review, by path, without diffs
 // or contents: the list of what a change touches.
-func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileSummary, error) {
+func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]review.FileSummary, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT path, old_path, change, skip_reason, additions, deletions
 		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
@@ -365,9 +219,9 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
 	}
 	defer rows.Close()
-	var out []FileSummary
+	var out []review.FileSummary
 	for rows.Next() {
-		var f FileSummary
+		var f review.FileSummary
 		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.SkipReason, &f.Additions, &f.Deletions); err != nil {
 			return nil, fmt.Errorf("scan file summary of %s: %w", reviewID, err)
 		}
@@ -381,15 +235,15 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]FileS
 
 // CountReviewsByStatus counts the reviews in each status (every status
 // present, zero included).
-func (s *Store) CountReviewsByStatus(ctx context.Context) (map[string]int64, error) {
-	out := map[string]int64{StatusQueued: 0, StatusRunning: 0, StatusDone: 0, StatusFailed: 0}
+func (s *Store) CountReviewsByStatus(ctx context.Context) (map[review.ReviewStatus]int64, error) {
+	out := map[review.ReviewStatus]int64{review.ReviewQueued: 0, review.ReviewRunning: 0, review.ReviewDone: 0, review.ReviewFailed: 0}
 	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM reviews GROUP BY status`)
 	if err != nil {
 		return nil, fmt.Errorf("count reviews by status: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var status string
+		var status review.ReviewStatus
 		var n int64
 		if err := rows.Scan(&status, &n); err != nil {
 			return nil, fmt.Errorf("count reviews by status: %w", err)

@@ -28,16 +28,16 @@ func content(s string) *string { return &s }
 
 func newReview(t *testing.T, st *store.Store, items ...string) string {
 	t.Helper()
-	nr := store.NewReview{
+	nr := review.NewReview{
 		Repo: "/repo", Source: "git", BaseRef: "main", HeadRef: "topic", IntentMode: "per_file",
 		Timeout: time.Hour,
-		Files: []store.File{
+		Files: []review.File{
 			{Path: "a.go", Change: "modified", ChangedLines: []int{3, 4}, Diff: "@@", Content: content("x\ny\nz\nw\n")},
 			{Path: "img.png", Change: "added", Binary: true, SkipReason: "binary"},
 		},
 	}
 	for _, k := range items {
-		nr.Items = append(nr.Items, store.Item{Stage: review.StageIntent, Key: k, Payload: json.RawMessage(`{"files":["a.go"]}`)})
+		nr.Items = append(nr.Items, review.Item{Stage: review.StageIntent, Key: k, Payload: json.RawMessage(`{"files":["a.go"]}`)})
 	}
 	id, err := st.CreateReview(context.Background(), nr)
 	if err != nil {
@@ -76,7 +76,7 @@ func TestCreateReviewStoresFilesAndLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != store.StatusRunning || r.Stage != review.StageIntent || r.DeadlineAt.Before(time.Now()) {
+	if r.Status != review.ReviewRunning || r.Stage != review.StageIntent || r.DeadlineAt.Before(time.Now()) {
 		t.Fatalf("review: %+v", r)
 	}
 	files, err := st.ListFiles(ctx, id)
@@ -134,8 +134,8 @@ func TestAdvanceHasExactlyOneWinner(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			won, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
-				return []store.Item{{Key: "f1"}}, nil
+			won, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
+				return []review.Item{{Key: "f1"}}, nil
 			})
 			if err != nil {
 				t.Error(err)
@@ -166,8 +166,8 @@ func TestVerdictMovesConfidenceOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, _ := st.ListFindings(ctx, id)
-	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
-		return []store.Item{{Key: "f"}}, nil
+	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageVerify, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
+		return []review.Item{{Key: "f"}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestBudgetFromReviewSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	nr := store.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+	nr := review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
 		Config: json.RawMessage(`{"LLM":{"MaxCallsPerReview":1,"MaxTokensPerReview":0}}`)}
 	id, err := st.CreateReview(ctx, nr)
 	if err != nil {
@@ -275,7 +275,7 @@ func TestSkipItemBudgetCompletesReview(t *testing.T) {
 		t.Fatalf("advance: %v %v", won, err)
 	}
 	r, _ := st.GetReview(ctx, id)
-	if r.Status != store.StatusDone || !r.Incomplete || r.SkippedBudget != 2 || r.FailedItems != 0 {
+	if r.Status != review.ReviewDone || !r.Incomplete || r.SkippedBudget != 2 || r.FailedItems != 0 {
 		t.Fatalf("review after budget skips: status %s incomplete %v skipped %d failed %d", r.Status, r.Incomplete, r.SkippedBudget, r.FailedItems)
 	}
 	ts, err := st.ItemTimings(ctx, id)
@@ -294,8 +294,8 @@ func TestExpiredReviewsFailWithReason(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1"}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "r", Source: "git", IntentMode: "per_file", Timeout: -time.Second,
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestExpiredReviewsFailWithReason(t *testing.T) {
 		t.Fatalf("expired: %v %v", ids, err)
 	}
 	r, _ := st.GetReview(ctx, id)
-	if r.Status != store.StatusFailed || r.Error == "" || r.FinishedAt == nil {
+	if r.Status != review.ReviewFailed || r.Error == "" || r.FinishedAt == nil {
 		t.Fatalf("review: %+v", r)
 	}
 }

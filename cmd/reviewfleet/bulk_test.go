@@ -24,6 +24,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -181,7 +182,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ir, err := progress.Wait(ctx, sub.Store, iid, io.Discard, time.Minute)
-	if err != nil || ir.Status != store.StatusDone {
+	if err != nil || ir.Status != review.ReviewDone {
 		t.Fatalf("interactive review: %s %q %v", ir.Status, ir.Error, err)
 	}
 	p, err := bulk.Wait(ctx, sub.Store, batchID, io.Discard)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/evaluation"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -347,7 +348,7 @@ func TestEvalParallelOnAFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var reviews [2]store.Review
+	var reviews [2]review.Review
 	for i, c := range doc.Cases {
 		if reviews[i], err = st.GetReview(context.Background(), c.ReviewID); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/stages/report"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -73,7 +74,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(r.SkippedStages) > 0 {
 		fmt.Fprintf(stdout, "skipped %v\n", r.SkippedStages)
 	}
-	if r.Status == store.StatusQueued {
+	if r.Status == review.ReviewQueued {
 		if pos, total, err := a.Store.QueuePosition(ctx, r.ID); err == nil && pos > 0 {
 			fmt.Fprintf(stdout, "queue   position %d of %d queued (waiting for a place: fleet.max_running_reviews)\n", pos, total)
 		}
@@ -106,7 +107,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // printFailedItems says whether a review is incomplete and lists its
 // failed items with their reasons.
-func printFailedItems(ctx context.Context, st *store.Store, r store.Review, stdout io.Writer) error {
+func printFailedItems(ctx context.Context, st *store.Store, r review.Review, stdout io.Writer) error {
 	failed, err := st.FailedItems(ctx, r.ID)
 	if err != nil || len(failed) == 0 {
 		return err
@@ -158,7 +159,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if _, err := a.Store.GetReport(ctx, id); errors.Is(err, store.ErrNotFound) {
-		if r.Status != store.StatusFailed && r.Status != store.StatusDone {
+		if r.Status != review.ReviewFailed && r.Status != review.ReviewDone {
 			return fmt.Errorf("review %s is still %s (stage %s): its report is not written yet", id, r.Status, r.Stage)
 		}
 		// Failed reviews, and finished ones whose report `prune

@@ -180,9 +180,9 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 }
 
 // outcome turns a finished review into the command's exit code.
-func outcome(ctx context.Context, st *store.Store, r store.Review, gate review.Severity) error {
+func outcome(ctx context.Context, st *store.Store, r review.Review, gate review.Severity) error {
 	switch {
-	case r.Status == store.StatusFailed:
+	case r.Status == review.ReviewFailed:
 		return exitError{code: exitFailed, err: fmt.Errorf("review %s failed: %s", r.ID, r.Error)}
 	case r.Incomplete:
 		return exitError{code: exitIncomplete, err: fmt.Errorf("review %s is incomplete: %d items could not be reviewed (see the report)", r.ID, r.FailedItems)}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/evaluation"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Evaluator wires an evaluator to the app: each case is reviewed through
@@ -40,7 +40,7 @@ func (a *App) reviewCase(ctx context.Context, ch evaluation.Change, h config.Har
 		return rv, fmt.Errorf("review %s: %w", rv.ID, err)
 	}
 	r := out.Review
-	if r.Status == store.StatusFailed {
+	if r.Status == review.ReviewFailed {
 		return rv, fmt.Errorf("review %s failed: %s", rv.ID, r.Error)
 	}
 	if rv.Report, err = a.Report(ctx, rv.ID); err != nil {

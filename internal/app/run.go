@@ -14,6 +14,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -54,7 +55,7 @@ type Outcome struct {
 	ID string
 	// Review is the review as it ended (zero with NoWait, or when the wait
 	// gave up).
-	Review store.Review
+	Review review.Review
 	// Interrupted says ctx ended the wait (Ctrl-C or a signal) while this
 	// process was the review's only fleet, and the review was recorded as
 	// interrupted, with a partial report that lists what did not run.
@@ -149,7 +150,7 @@ func (a *App) wait(ctx context.Context, id string, p *pipeline.Pipeline, opts Ru
 		}
 		return out, err
 	}
-	if r.Status == store.StatusFailed {
+	if r.Status == review.ReviewFailed {
 		a.StoreFailureReport(ctx, id)
 	}
 	out.Review = r

@@ -12,9 +12,9 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -71,7 +71,7 @@ func TestRunReviewInProcessRunsOnlyItsReview(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
-	if out.ID == "" || out.ID == otherID || out.Review.Status != store.StatusDone || out.Interrupted {
+	if out.ID == "" || out.ID == otherID || out.Review.Status != review.ReviewDone || out.Interrupted {
 		t.Fatalf("outcome %+v", out)
 	}
 	if !strings.Contains(progress.String(), "intent") {
@@ -90,7 +90,7 @@ func TestRunReviewInProcessRunsOnlyItsReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != store.StatusQueued {
+	if got.Status != review.ReviewQueued {
 		t.Errorf("the other review is %s: the in-process fleet ran a review it was not started for", got.Status)
 	}
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Submit prepares a change, stores it as a queued review and admits what
@@ -26,13 +26,13 @@ func (a *App) Submit(ctx context.Context, req submit.Request) (string, error) {
 
 // Prepare reads and parses a change into the review to store, queued,
 // with its dedupe key.
-func (a *App) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+func (a *App) Prepare(ctx context.Context, req submit.Request) (review.NewReview, error) {
 	return a.prepare(ctx, a.Cfg, req)
 }
 
 // prepare is Prepare with the configuration cfg: the app's, or the app's
 // with one review's own harness settings.
-func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request) (store.NewReview, error) {
+func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request) (review.NewReview, error) {
 	if req.Repos == nil && req.CacheDir == "" {
 		// Clones come from this host's cache, and the work-tree copy of a
 		// diff review goes under the same directory.
@@ -56,12 +56,12 @@ func (a *App) prepare(ctx context.Context, cfg config.Config, req submit.Request
 
 // Create stores a prepared review, with ctx's trace context (see
 // pipeline.WithTraceContext), and admits queued reviews.
-func (a *App) Create(ctx context.Context, nr store.NewReview) (string, error) {
+func (a *App) Create(ctx context.Context, nr review.NewReview) (string, error) {
 	return a.create(ctx, a.Pipeline, nr)
 }
 
 // create is Create admitting through p.
-func (a *App) create(ctx context.Context, p *pipeline.Pipeline, nr store.NewReview) (string, error) {
+func (a *App) create(ctx context.Context, p *pipeline.Pipeline, nr review.NewReview) (string, error) {
 	nr.Config = pipeline.WithTraceContext(ctx, nr.Config)
 	id, err := a.Store.CreateReview(ctx, nr)
 	if err != nil {
@@ -101,12 +101,12 @@ func (s *Submission) Submit(ctx context.Context, req submit.Request) (id string,
 
 // Prepare reads and parses a change into the review to store (see
 // App.Prepare).
-func (s *Submission) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+func (s *Submission) Prepare(ctx context.Context, req submit.Request) (review.NewReview, error) {
 	return s.a.prepare(ctx, s.cfg, req)
 }
 
 // Create stores a prepared review, queued, and admits it (see App.Create).
-func (s *Submission) Create(ctx context.Context, nr store.NewReview) (string, error) {
+func (s *Submission) Create(ctx context.Context, nr review.NewReview) (string, error) {
 	nr.Queued = true
 	if s.id != "" {
 		nr.ID = s.id

@@ -16,6 +16,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/githubfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -192,11 +193,11 @@ type storedReviews struct {
 	cfg config.Config
 }
 
-func (r storedReviews) Prepare(ctx context.Context, req submit.Request) (store.NewReview, error) {
+func (r storedReviews) Prepare(ctx context.Context, req submit.Request) (review.NewReview, error) {
 	req.CacheDir = r.cfg.Expert.SnapshotDir // clones go under the test's directory
 	return submit.Prepare(ctx, r.cfg, req)
 }
 
-func (r storedReviews) Create(ctx context.Context, nr store.NewReview) (string, error) {
+func (r storedReviews) Create(ctx context.Context, nr review.NewReview) (string, error) {
 	return r.st.CreateReview(ctx, nr)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/internal/redact"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -61,10 +62,10 @@ type Result struct {
 type Reviews interface {
 	// Prepare reads and parses a change into a queued review with its
 	// dedupe key.
-	Prepare(ctx context.Context, req submit.Request) (store.NewReview, error)
+	Prepare(ctx context.Context, req submit.Request) (review.NewReview, error)
 	// Create stores a prepared review and admits what the fleet has room
 	// for.
-	Create(ctx context.Context, nr store.NewReview) (string, error)
+	Create(ctx context.Context, nr review.NewReview) (string, error)
 }
 
 // Submitter submits batches: it records them in Store and their reviews
@@ -233,7 +234,7 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 		be.Error = submit.StripCredentials(err.Error())
 		return be, false, s.Store.SaveBatchEntry(ctx, batchID, be)
 	}
-	nr.ID, nr.Kind = id, store.KindBulk
+	nr.ID, nr.Kind = id, review.KindBulk
 	nr.Repo = submit.StripCredentials(nr.Repo)
 	be.DedupeKey = nr.DedupeKey
 

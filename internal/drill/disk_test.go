@@ -11,7 +11,6 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // mountTmpfs mounts a tmpfs of size at a new directory with the extra
@@ -44,7 +43,7 @@ func diskDrill(t *testing.T, cache, want string) {
 	ids := f.submit(1)
 	r := f.wait(ids, 3*time.Minute)[ids[0]]
 	took := time.Since(start)
-	if r.Status != store.StatusDone && r.Status != store.StatusFailed {
+	if r.Status != review.ReviewDone && r.Status != review.ReviewFailed {
 		t.Fatalf("review still %s after %s", r.Status, took)
 	}
 	items, err := f.sub.Store.ListItems(ctx, ids[0], review.StageExpert)
@@ -57,7 +56,7 @@ func diskDrill(t *testing.T, cache, want string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if full.Status != store.ItemFailed || !strings.Contains(full.Error, want) {
+		if full.Status != review.ItemFailed || !strings.Contains(full.Error, want) {
 			t.Errorf("expert item %s: %s %q; want failed for %q", it.Key, full.Status, full.Error, want)
 			continue
 		}

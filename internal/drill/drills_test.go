@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 func envInt(name string, def int) int {
@@ -24,13 +24,13 @@ func envInt(name string, def int) int {
 func (f *fleet) reference() rows {
 	f.t.Helper()
 	ids := f.submit(1)
-	if r := f.wait(ids, 3*time.Minute)[ids[0]]; r.Status != store.StatusDone {
+	if r := f.wait(ids, 3*time.Minute)[ids[0]]; r.Status != review.ReviewDone {
 		f.t.Fatalf("reference review: %+v", r)
 	}
 	return f.rows(ids[0])
 }
 
-func reviewTimes(ended map[string]store.Review) []time.Duration {
+func reviewTimes(ended map[string]review.Review) []time.Duration {
 	var out []time.Duration
 	for _, r := range ended {
 		if r.FinishedAt != nil {
@@ -102,7 +102,7 @@ func TestRedisLossDrill(t *testing.T) {
 			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 				running, advanced = 0, 0
 				for _, id := range ids {
-					if r, err := f.sub.Store.GetReview(ctx, id); err == nil && r.Status == store.StatusRunning {
+					if r, err := f.sub.Store.GetReview(ctx, id); err == nil && r.Status == review.ReviewRunning {
 						running++
 						if r.Stage != "intent" {
 							advanced++

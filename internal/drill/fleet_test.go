@@ -22,9 +22,9 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -221,10 +221,10 @@ func (f *fleet) submit(n int) []string {
 
 // wait polls until every review ended or the timeout passed, and returns
 // each review's status and the time it ended.
-func (f *fleet) wait(ids []string, timeout time.Duration) map[string]store.Review {
+func (f *fleet) wait(ids []string, timeout time.Duration) map[string]review.Review {
 	f.t.Helper()
 	deadline := time.Now().Add(timeout)
-	out := map[string]store.Review{}
+	out := map[string]review.Review{}
 	for {
 		for _, id := range ids {
 			if _, ok := out[id]; ok {
@@ -234,7 +234,7 @@ func (f *fleet) wait(ids []string, timeout time.Duration) map[string]store.Revie
 			if err != nil {
 				f.t.Fatal(err)
 			}
-			if r.Status == store.StatusDone || r.Status == store.StatusFailed {
+			if r.Status == review.ReviewDone || r.Status == review.ReviewFailed {
 				out[id] = r
 			}
 		}
@@ -273,7 +273,7 @@ func (f *fleet) rows(id string) rows {
 // checkOutcomes fails the test for a review that did not end or holds more
 // rows than a review run without faults (a duplicated write), and returns
 // how many ended exactly like the reference.
-func (f *fleet) checkOutcomes(ids []string, ended map[string]store.Review, ref rows) (same int) {
+func (f *fleet) checkOutcomes(ids []string, ended map[string]review.Review, ref rows) (same int) {
 	f.t.Helper()
 	for _, id := range ids {
 		r, ok := ended[id]
@@ -285,7 +285,7 @@ func (f *fleet) checkOutcomes(ids []string, ended map[string]store.Review, ref r
 		if got.findings > ref.findings || got.verdicts > ref.verdicts || got.expertRuns > ref.expertRuns {
 			f.t.Errorf("review %s (%s) holds %+v, more than a review without faults (%+v): a duplicated write", id, r.Status, got, ref)
 		}
-		if r.Status == store.StatusDone && got == ref {
+		if r.Status == review.ReviewDone && got == ref {
 			same++
 		}
 	}

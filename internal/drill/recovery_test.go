@@ -13,7 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // gate holds every model call until it is opened.
@@ -75,7 +75,7 @@ func TestKilledWorkersItemsRunAgain(t *testing.T) {
 	// A review without faults gives the rows every review must end with.
 	ref := f.startWorker()
 	refID := f.submit(1)
-	if ended := f.wait(refID, 3*time.Minute); ended[refID[0]].Status != store.StatusDone {
+	if ended := f.wait(refID, 3*time.Minute); ended[refID[0]].Status != review.ReviewDone {
 		t.Fatalf("reference review: %+v", ended[refID[0]])
 	}
 	want := f.rows(refID[0])
@@ -88,7 +88,7 @@ func TestKilledWorkersItemsRunAgain(t *testing.T) {
 		aID := <-a.id
 		ids := f.submit(1)
 		// Wait until A holds items (its model calls are held at the gate).
-		var held []store.Item
+		var held []review.Item
 		deadline := time.Now().Add(2 * time.Minute)
 		for len(held) == 0 {
 			if time.Now().After(deadline) {
@@ -118,7 +118,7 @@ func TestKilledWorkersItemsRunAgain(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if cur.Status != store.ItemPending || (cur.WorkerID != "" && cur.WorkerID != aID) {
+				if cur.Status != review.ItemPending || (cur.WorkerID != "" && cur.WorkerID != aID) {
 					rescued = rescued || cur.Generation > it.Generation
 					break
 				}
@@ -135,7 +135,7 @@ func TestKilledWorkersItemsRunAgain(t *testing.T) {
 			t.Errorf("round %d: the items ran again through asynq's lease, not through the heartbeat rescue", round)
 		}
 		ended := f.wait(ids, 3*time.Minute)
-		if r := ended[ids[0]]; r.Status != store.StatusDone {
+		if r := ended[ids[0]]; r.Status != review.ReviewDone {
 			t.Fatalf("round %d: review %+v", round, r)
 		}
 		if got := f.rows(ids[0]); got != want {

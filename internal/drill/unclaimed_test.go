@@ -17,7 +17,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/heartbeat"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // thiefEnv names the Redis URL a re-executed test binary serves the
@@ -104,7 +103,7 @@ func TestTakenButUnclaimedTasksRunAgain(t *testing.T) {
 	}
 	for _, it := range items {
 		cur, err := f.sub.Store.GetItem(ctx, ids[0], review.StageIntent, it.Key)
-		if err != nil || cur.WorkerID != "" || cur.Status != store.ItemPending {
+		if err != nil || cur.WorkerID != "" || cur.Status != review.ItemPending {
 			t.Fatalf("item %s before the kill: %+v %v; want pending and unclaimed", it.Key, cur, err)
 		}
 	}
@@ -121,7 +120,7 @@ func TestTakenButUnclaimedTasksRunAgain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cur.Status != store.ItemPending || cur.WorkerID != "" {
+			if cur.Status != review.ItemPending || cur.WorkerID != "" {
 				worst = max(worst, time.Since(at))
 				break
 			}
@@ -138,7 +137,7 @@ func TestTakenButUnclaimedTasksRunAgain(t *testing.T) {
 	if worst > bound+5*time.Second {
 		t.Errorf("recovery took %s, over the bound %s", worst.Round(100*time.Millisecond), bound)
 	}
-	if r := f.wait(ids, 3*time.Minute)[ids[0]]; r.Status != store.StatusDone {
+	if r := f.wait(ids, 3*time.Minute)[ids[0]]; r.Status != review.ReviewDone {
 		t.Fatalf("review after the kill: %+v", r)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // A finding cited on lines past the end of its file (but within the anchor
@@ -40,7 +39,7 @@ func TestFindingOutsideTheFileIsNeverReported(t *testing.T) {
 	}
 	f := newFleet(t, sure, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()

@@ -9,7 +9,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // BenchmarkDemoReview measures one whole review of the sample repository —
@@ -29,7 +29,7 @@ func BenchmarkDemoReview(b *testing.B) {
 			b.Fatal(err)
 		}
 		r, err := progress.Wait(ctx, f.sub.Store, id, io.Discard, time.Minute)
-		if err != nil || r.Status != store.StatusDone {
+		if err != nil || r.Status != review.ReviewDone {
 			b.Fatalf("%s %v", r.Status, err)
 		}
 	}
@@ -48,7 +48,7 @@ func BenchmarkDemoReviewDefaultPoll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r, err := progress.Wait(ctx, f.sub.Store, id, io.Discard, time.Minute); err != nil || r.Status != store.StatusDone {
+		if r, err := progress.Wait(ctx, f.sub.Store, id, io.Discard, time.Minute); err != nil || r.Status != review.ReviewDone {
 			b.Fatalf("%s %v", r.Status, err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // A call budget given at submission holds on a worker started without
@@ -33,7 +33,7 @@ func TestSubmittedBudgetHoldsOnAWorkerWithout(t *testing.T) {
 	if sent > 5 || r.LLMCalls > 5 {
 		t.Errorf("%d calls sent (%d counted) with a budget of 5", sent, r.LLMCalls)
 	}
-	if r.Status != store.StatusDone || r.SkippedBudget == 0 || !r.Incomplete {
+	if r.Status != review.ReviewDone || r.SkippedBudget == 0 || !r.Incomplete {
 		t.Fatalf("review %s, %d skipped for budget, incomplete %v: %s", r.Status, r.SkippedBudget, r.Incomplete, r.Error)
 	}
 	rep := failureReport(t, f.sub.Store, r.ID)
@@ -50,7 +50,7 @@ func TestProviderOutOfQuotaFailsTheReview(t *testing.T) {
 	broke := llmfake.Reply{Status: 429, Raw: `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`}
 	f := newFleet(t, llmfake.Static(broke), func(c *config.Config) { c.Worker.MaxRetry = 4 })
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "exceeded your current quota") {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "exceeded your current quota") {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	calls, _ := f.sub.Store.ListLLMCalls(context.Background(), r.ID)

@@ -22,9 +22,9 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/githubfake"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func envInt(name string, def int) int {
@@ -145,7 +145,7 @@ func runBulkBench(b *testing.B, n, workers, rpm int) {
 		b.Fatal(err)
 	}
 	ir, err := progress.Wait(ctx, sub.Store, iid, io.Discard, time.Hour)
-	if err != nil || ir.Status != store.StatusDone {
+	if err != nil || ir.Status != review.ReviewDone {
 		b.Fatalf("interactive review: %s %v", ir.Status, err)
 	}
 	iWall := time.Since(iStart)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/redact/secrettest"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // corpusRepo commits every sample of the secret corpus at its path, plus
@@ -154,7 +154,7 @@ func checkCorpusReview(t *testing.T, request func(dir, head string) submit.Reque
 	f := newFleet(t, model.handle, nil)
 	dir, head, secrets := corpusRepo(t)
 	r := f.review(t, request(dir, head))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	var leaks []string

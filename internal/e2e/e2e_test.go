@@ -94,7 +94,7 @@ func (f *fleet) startWorker(t testing.TB) {
 	f.stop = func() { cancel(); <-done }
 }
 
-func (f *fleet) review(t *testing.T, req submit.Request) store.Review {
+func (f *fleet) review(t *testing.T, req submit.Request) review.Review {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -135,7 +135,7 @@ func TestReviewEndToEnd(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, demo.Handler, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("review %s: status %s (%s)", r.ID, r.Status, r.Error)
 	}
 	ctx := context.Background()
@@ -194,12 +194,12 @@ func TestReviewEndToEnd(t *testing.T) {
 
 // snapshot captures everything a duplicate delivery must not change.
 type snapshot struct {
-	Review   store.Review
+	Review   review.Review
 	Findings []review.Finding
 	Verdicts []store.Verdict
 	Calls    int
 	Report   store.Report
-	Items    map[review.Stage][]store.Item
+	Items    map[review.Stage][]review.Item
 }
 
 func take(t *testing.T, st *store.Store, id string) snapshot {
@@ -224,7 +224,7 @@ func take(t *testing.T, st *store.Store, id string) snapshot {
 	if s.Report, err = st.GetReport(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	s.Items = map[review.Stage][]store.Item{}
+	s.Items = map[review.Stage][]review.Item{}
 	for _, stg := range pipeline.TaskStages {
 		if s.Items[stg], err = st.ListItems(ctx, id, stg); err != nil {
 			t.Fatal(err)
@@ -237,11 +237,11 @@ func TestDuplicateDeliveryChangesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, demo.Handler, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	before := take(t, f.sub.Store, r.ID)
-	var all []store.Item
+	var all []review.Item
 	for _, items := range before.Items {
 		all = append(all, items...)
 	}
@@ -281,7 +281,7 @@ func TestAnySchemaValidReplyCompletes(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, func(_ context.Context, req openaiRequest) llmfake.Reply { return llmfake.FromSchema(req) }, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	if _, err := f.sub.Store.GetReport(context.Background(), r.ID); err != nil {
@@ -293,7 +293,7 @@ func TestAllLLMCallsFailing(t *testing.T) {
 	t.Parallel()
 	f := newFleet(t, func(context.Context, openaiRequest) llmfake.Reply { return llmfake.Fail(500, "boom") }, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusFailed {
+	if r.Status != review.ReviewFailed {
 		t.Fatalf("a review that reviewed nothing ended %s: %s", r.Status, r.Error)
 	}
 	failed, err := f.sub.Store.FailedItems(context.Background(), r.ID)

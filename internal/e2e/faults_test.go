@@ -13,7 +13,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // 429s with Retry-After are waited out without counting as failures: with
@@ -29,7 +28,7 @@ func TestRateLimitedTasksDoNotCountAsFailures(t *testing.T) {
 	}
 	f := newFleet(t, limited, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()
@@ -59,7 +58,7 @@ func TestGarbageRepliesFailItemsAndNothingReviewedFailsTheReview(t *testing.T) {
 	}
 	f := newFleet(t, garbage, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no intent item could be reviewed: 3 of 3 failed") || r.FailedItems != 3 {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "no intent item could be reviewed: 3 of 3 failed") || r.FailedItems != 3 {
 		t.Fatalf("status %s (%d failed items): %s", r.Status, r.FailedItems, r.Error)
 	}
 	ctx := context.Background()
@@ -111,10 +110,10 @@ func TestReconcilerAdvancesAStageWhoseLastWorkerDied(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, time.Minute)
-	if err != nil || r.Status != store.StatusDone {
+	if err != nil || r.Status != review.ReviewDone {
 		t.Fatalf("review: %s %v", r.Status, err)
 	}
-	if got, _ := f.sub.Store.ListItems(ctx, id, review.StageReport); len(got) != 1 || got[0].Status != store.ItemDone {
+	if got, _ := f.sub.Store.ListItems(ctx, id, review.StageReport); len(got) != 1 || got[0].Status != review.ItemDone {
 		t.Fatalf("report item: %+v", got)
 	}
 }
@@ -134,7 +133,7 @@ func TestFailingExpertRunsAreRecorded(t *testing.T) {
 	}
 	f := newFleet(t, failing, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no expert item could be reviewed: 4 of 4 failed") || !strings.Contains(r.Error, "500") {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "no expert item could be reviewed: 4 of 4 failed") || !strings.Contains(r.Error, "500") {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()

@@ -9,8 +9,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc/gitsrctest"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // findingOnChangedLine reports a finding on the changed line of app.py and
@@ -66,7 +66,7 @@ func TestReviewedRepositoryRunsNothing(t *testing.T) {
 	}
 	for _, m := range modes {
 		r := f.review(t, m.req)
-		if r.Status != store.StatusDone {
+		if r.Status != review.ReviewDone {
 			t.Errorf("%s: status %s: %s", m.name, r.Status, r.Error)
 		}
 		if r.SnapshotFallback != "" {

@@ -18,7 +18,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // BenchmarkStageHops runs one worker at the default task check and idle
@@ -73,7 +73,7 @@ func BenchmarkStageHops(b *testing.B) {
 				b.Fatal(err)
 			}
 			r, err := progress.Wait(ctx, f.sub.Store, id, io.Discard, time.Minute)
-			if err != nil || r.Status != store.StatusDone {
+			if err != nil || r.Status != review.ReviewDone {
 				b.Fatalf("%s %v", r.Status, err)
 			}
 			ts, err := f.sub.Store.ItemTimings(ctx, id)

@@ -13,7 +13,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // TestHostileCorpusThroughTheFleet submits every case of testdata/hostile to
@@ -51,7 +51,7 @@ func TestHostileCorpusThroughTheFleet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: review %s is stuck in %s at stage %s: %v", c.About, id, r.Status, r.Stage, err)
 			}
-			if r.Status != store.StatusDone {
+			if r.Status != review.ReviewDone {
 				t.Fatalf("%s: review %s ended %s: %s", c.About, id, r.Status, r.Error)
 			}
 			files, err := f.sub.Store.ListFiles(ctx, id)

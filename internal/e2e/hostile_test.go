@@ -13,8 +13,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // hostileExpert plays the expert's side from the tools' own JSON schemas:
@@ -88,7 +88,7 @@ func TestHostileExpertConversationsStayInsideTheRepository(t *testing.T) {
 		t.Fatalf("%v %s", err, out)
 	}
 	r := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: r0.Dir, Base: "HEAD~2", Head: "HEAD"})
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()

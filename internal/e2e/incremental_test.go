@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/store"
 )
@@ -83,7 +84,7 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 	f := newFleet(t, llmfake.Markers(""), func(c *config.Config) { c.Manager.MaxPerRiskType = 100 })
 	ctx := context.Background()
 	first := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head})
-	if first.Status != store.StatusDone || first.Incomplete {
+	if first.Status != review.ReviewDone || first.Incomplete {
 		t.Fatalf("first review: %s incomplete=%v (%s)", first.Status, first.Incomplete, first.Error)
 	}
 	before, err := f.sub.Store.ListFindings(ctx, first.ID)
@@ -97,7 +98,7 @@ func TestIncrementalReReviewRunsOnlyTheChangedFile(t *testing.T) {
 	writeFile(t, dir, "pkg/f07.go", "package pkg\n\n// F7 returns its number.\nfunc F7() int {\n\n\tv := 7 // BUG: defect in F7\n\treturn v\n}\n")
 	head2 := commitAll(t, dir, "fix the second defect")
 	second := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head2, Since: first.ID})
-	if second.Status != store.StatusDone || second.Incomplete {
+	if second.Status != review.ReviewDone || second.Incomplete {
 		t.Fatalf("second review: %s (%s)", second.Status, second.Error)
 	}
 	t.Logf("LLM calls: full review %d %v, re-review of one changed file %d %v",

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestMarkersReviewerReportsMarkedLines runs the drill reviewer of
@@ -24,7 +24,7 @@ func TestMarkersReviewerReportsMarkedLines(t *testing.T) {
 	}
 	f := newFleet(t, llmfake.Markers(""), nil)
 	r := f.review(t, submit.Request{Origin: submit.FromOperator, DiffFile: name})
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	findings, err := f.sub.Store.ListFindings(context.Background(), r.ID)

@@ -28,7 +28,7 @@ func TestProviderRefusingEveryCallFailsTheReview(t *testing.T) {
 	}
 	f := newFleet(t, refuse, func(c *config.Config) { c.Worker.MaxRetry = 4 })
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "no intent item could be reviewed") || !strings.Contains(r.Error, "401") {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "no intent item could be reviewed") || !strings.Contains(r.Error, "401") {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()
@@ -54,7 +54,7 @@ func TestGarbageForOneFileMakesTheReviewIncomplete(t *testing.T) {
 	}
 	f := newFleet(t, h, nil)
 	r := f.review(t, demoRepo(t))
-	if r.Status != store.StatusDone || !r.Incomplete || r.FailedItems != 1 {
+	if r.Status != review.ReviewDone || !r.Incomplete || r.FailedItems != 1 {
 		t.Fatalf("status %s incomplete %v failed %d: %s", r.Status, r.Incomplete, r.FailedItems, r.Error)
 	}
 	rep, err := f.sub.Store.GetReport(context.Background(), r.ID)
@@ -138,14 +138,14 @@ func TestShutdownOnTheLastAttemptGivesWorkBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range items {
-		if it.Status != store.ItemPending && it.Status != store.ItemDone {
+		if it.Status != review.ItemPending && it.Status != review.ItemDone {
 			t.Fatalf("item %s is %s after a shutdown: %s", it.Key, it.Status, it.Error)
 		}
-		if it.Status == store.ItemPending && it.Attempts != 0 {
+		if it.Status == review.ItemPending && it.Attempts != 0 {
 			t.Errorf("item %s used %d attempts on an interrupted run", it.Key, it.Attempts)
 		}
 	}
-	if r, _ := f.sub.Store.GetReview(ctx, id); r.Status != store.StatusRunning {
+	if r, _ := f.sub.Store.GetReview(ctx, id); r.Status != review.ReviewRunning {
 		t.Fatalf("review %s after the shutdown: %s", r.Status, r.Error)
 	}
 	// Run returned only after its handlers did: they completed their
@@ -172,7 +172,7 @@ func TestShutdownOnTheLastAttemptGivesWorkBack(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, 2*time.Minute)
-	if err != nil || r.Status != store.StatusDone || r.FailedItems != 0 {
+	if err != nil || r.Status != review.ReviewDone || r.FailedItems != 0 {
 		t.Fatalf("review after restart: %s (%d failed) %v %s", r.Status, r.FailedItems, err, r.Error)
 	}
 }
@@ -227,7 +227,7 @@ func TestLLMCallIsRecordedBeforeTheReply(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, 2*time.Minute)
-	if err != nil || r.Status != store.StatusDone {
+	if err != nil || r.Status != review.ReviewDone {
 		t.Fatalf("review: %s %v", r.Status, err)
 	}
 	calls, _ = f.sub.Store.ListLLMCalls(ctx, id)
@@ -273,7 +273,7 @@ func TestArchivedTaskOfAPendingItemRunsAgain(t *testing.T) {
 		t.Fatalf("reconcile: %+v %v", stats, err)
 	}
 	it, _ := f.sub.Store.GetItem(ctx, id, review.StageIntent, items[0].Key)
-	if it.Status != store.ItemPending || it.Generation != 1 {
+	if it.Status != review.ItemPending || it.Generation != 1 {
 		t.Fatalf("item after reconcile: %+v", it)
 	}
 	// The item runs again under a new task generation (a new task ID).
@@ -285,7 +285,7 @@ func TestArchivedTaskOfAPendingItemRunsAgain(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, 2*time.Minute)
-	if err != nil || r.Status != store.StatusDone || r.FailedItems != 0 {
+	if err != nil || r.Status != review.ReviewDone || r.FailedItems != 0 {
 		t.Fatalf("review: %s (%d failed) %v", r.Status, r.FailedItems, err)
 	}
 }

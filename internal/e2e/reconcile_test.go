@@ -12,7 +12,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // Redis loses every queued task (restart without persistence, FLUSHDB):
@@ -46,7 +46,7 @@ func TestReconcilerRecoversFromLostQueue(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	r, err := progress.Wait(wctx, f.sub.Store, id, io.Discard, time.Minute)
-	if err != nil || r.Status != store.StatusDone {
+	if err != nil || r.Status != review.ReviewDone {
 		t.Fatalf("review after recovery: %s %s %v", r.Status, r.Error, err)
 	}
 	// A second pass finds nothing to do.
@@ -71,7 +71,7 @@ func TestOverdueReviewFailsWithReason(t *testing.T) {
 		t.Fatalf("expired %+v %v", stats, err)
 	}
 	r, _ := f.sub.Store.GetReview(ctx, id)
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "deadline") || !strings.Contains(r.Error, "intent") {
+	if r.Status != review.ReviewFailed || !strings.Contains(r.Error, "deadline") || !strings.Contains(r.Error, "intent") {
 		t.Fatalf("review: %s %q", r.Status, r.Error)
 	}
 	rep, err := f.sub.Store.GetReport(ctx, id)

@@ -10,8 +10,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestRepositoryConfiguration reviews a change whose repository carries
@@ -65,7 +65,7 @@ func TestRepositoryConfiguration(t *testing.T) {
 	}
 	f := newFleet(t, handler, nil)
 	r := f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head})
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("review: %s (%s)", r.Status, r.Error)
 	}
 	ctx := context.Background()

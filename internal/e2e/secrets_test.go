@@ -16,8 +16,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Credentials of the reviewed repository; none may reach the model or the
@@ -148,7 +148,7 @@ func checkSecretsReview(t *testing.T, request func(dir string) submit.Request) {
 	model := &secretModel{}
 	f := newFleet(t, model.handle, nil)
 	r := f.review(t, request(secretRepo(t)))
-	if r.Status != store.StatusDone {
+	if r.Status != review.ReviewDone {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
 	}
 	ctx := context.Background()

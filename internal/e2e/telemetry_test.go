@@ -21,7 +21,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/progress"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // TestOneTracePerReview runs a review through the real queues, a worker in
@@ -60,7 +60,7 @@ func TestOneTracePerReview(t *testing.T) {
 		t.Fatalf("submit: %v", err)
 	}
 	r, err := progress.Wait(ctx, f.sub.Store, id, io.Discard, time.Minute)
-	if err != nil || r.Status != store.StatusDone {
+	if err != nil || r.Status != review.ReviewDone {
 		t.Fatalf("review %s: %v, status %s (%s)", id, err, r.Status, r.Error)
 	}
 	metricsText := scrape(t, "http://"+w.HealthAddr()+"/metrics")

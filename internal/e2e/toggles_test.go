@@ -11,7 +11,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestStageToggles(t *testing.T) {
@@ -29,7 +28,7 @@ func TestStageToggles(t *testing.T) {
 			t.Parallel()
 			f := newFleet(t, demo.Handler, c.edit)
 			r := f.review(t, demoRepo(t))
-			if r.Status != store.StatusDone {
+			if r.Status != review.ReviewDone {
 				t.Fatalf("status %s: %s", r.Status, r.Error)
 			}
 			if len(r.SkippedStages) != 1 || r.SkippedStages[0] != string(c.skipped) {

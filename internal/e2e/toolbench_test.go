@@ -16,8 +16,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestToolOutcomeCensus reviews the project's own fixtures (the two
@@ -36,7 +36,7 @@ func TestToolOutcomeCensus(t *testing.T) {
 	}
 	c := &census{counts: map[string]map[string]int{}}
 	f := newFleet(t, c.handler(), func(cfg *config.Config) { cfg.Manager.MaxPerRiskType = 100 })
-	var reviews []store.Review
+	var reviews []review.Review
 	for _, name := range []string{"cache-expiry", "limiter-window"} {
 		reviews = append(reviews, f.review(t, submit.Request{Origin: submit.FromOperator,
 			DiffFile: filepath.Join("..", "..", "testdata", "eval", name+".patch"),
@@ -47,7 +47,7 @@ func TestToolOutcomeCensus(t *testing.T) {
 	reviews = append(reviews, f.review(t, submit.Request{Origin: submit.FromOperator, Repo: dir, Base: base, Head: head}))
 	accepted, runs := 0, 0
 	for _, r := range reviews {
-		if r.Status != store.StatusDone {
+		if r.Status != review.ReviewDone {
 			t.Fatalf("review %s: %s (%s)", r.ID, r.Status, r.Error)
 		}
 		ers, err := f.sub.Store.ListExpertRuns(context.Background(), r.ID)

@@ -15,8 +15,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // The repository of the tool tests: app/db.py, lib/util.go and web/api.js
@@ -193,9 +193,9 @@ func TestExpertToolsFindWhatIsThere(t *testing.T) {
 	f := newFleet(t, p.handler(), nil)
 	ctx := context.Background()
 
-	check := func(t *testing.T, r store.Review, runs int, want func(i int) (outcome, text string)) {
+	check := func(t *testing.T, r review.Review, runs int, want func(i int) (outcome, text string)) {
 		t.Helper()
-		if r.Status != store.StatusDone || r.Incomplete {
+		if r.Status != review.ReviewDone || r.Incomplete {
 			t.Fatalf("review %s: %s incomplete=%v (%s)", r.ID, r.Status, r.Incomplete, r.Error)
 		}
 		results := p.take()

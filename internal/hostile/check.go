@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // CheckError compares the error of submitting the case with the outcome
@@ -30,8 +30,8 @@ func (c Case) CheckError(err error) error {
 
 // CheckFiles compares the files of an accepted review with Skipped and
 // Reviewed.
-func (c Case) CheckFiles(files []store.File) error {
-	byPath := map[string]store.File{}
+func (c Case) CheckFiles(files []review.File) error {
+	byPath := map[string]review.File{}
 	var all []string
 	for _, f := range files {
 		byPath[f.Path] = f

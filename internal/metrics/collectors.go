@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 var reviewsDesc = prometheus.NewDesc(ns+"_reviews", "Reviews in Postgres by status (queued, running, done, failed), read at scrape time.", []string{"status"}, nil)
 
 // ReviewCounter counts reviews by status (store.Store.CountReviewsByStatus).
-type ReviewCounter func(ctx context.Context) (map[string]int64, error)
+type ReviewCounter func(ctx context.Context) (map[review.ReviewStatus]int64, error)
 
 // reviewsCollector reads the reviews gauge from Postgres on each scrape.
 type reviewsCollector struct {
@@ -41,6 +43,6 @@ func (c reviewsCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for status, n := range counts {
-		ch <- prometheus.MustNewConstMetric(reviewsDesc, prometheus.GaugeValue, float64(n), status)
+		ch <- prometheus.MustNewConstMetric(reviewsDesc, prometheus.GaugeValue, float64(n), string(status))
 	}
 }

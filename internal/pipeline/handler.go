@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/llm"
 	"github.com/reviewfleet/reviewfleet/internal/metrics"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -127,7 +128,7 @@ func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if it.Status != store.ItemPending {
+		if it.Status != review.ItemPending {
 			outcome("duplicate")
 			return p.AfterItem(ctx, pl.ReviewID)
 		}
@@ -139,7 +140,7 @@ func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if r.Status != store.StatusRunning {
+		if r.Status != review.ReviewRunning {
 			outcome("stale")
 			return nil // the review ended (failed or timed out): nothing to do
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -32,9 +31,9 @@ func TestStaleGenerationDoesNoWork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	id, err := st.CreateReview(ctx, store.NewReview{
+	id, err := st.CreateReview(ctx, review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +84,9 @@ func TestTaskDeadlineUsesTheAttemptCancellationDoesNot(t *testing.T) {
 			t.Parallel()
 			bg := context.Background()
 			st := stagetest.Store(t)
-			id, err := st.CreateReview(bg, store.NewReview{
+			id, err := st.CreateReview(bg, review.NewReview{
 				Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-				Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+				Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -115,7 +114,7 @@ func TestTaskDeadlineUsesTheAttemptCancellationDoesNot(t *testing.T) {
 			}))
 			_ = h.ProcessTask(ctx, task)
 			it, err := st.GetItem(bg, id, review.StageIntent, "p1")
-			if err != nil || !worked || it.Status != store.ItemPending || it.Attempts != attempts {
+			if err != nil || !worked || it.Status != review.ItemPending || it.Attempts != attempts {
 				t.Fatalf("item after a %s task: %+v (worked %v) %v; want pending with %d attempts", name, it, worked, err, attempts)
 			}
 		})
@@ -128,10 +127,10 @@ func TestBudgetExceededSkipsItem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	id, err := st.CreateReview(ctx, store.NewReview{
+	id, err := st.CreateReview(ctx, review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
 		// p2 stays pending, so the stage does not advance.
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
 			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
@@ -149,7 +148,7 @@ func TestBudgetExceededSkipsItem(t *testing.T) {
 		t.Fatalf("task: %v", err)
 	}
 	it, err := st.GetItem(ctx, id, review.StageIntent, "p1")
-	if err != nil || it.Status != store.ItemSkippedBudget {
+	if err != nil || it.Status != review.ItemSkippedBudget {
 		t.Fatalf("item: %+v %v, want skipped_budget", it, err)
 	}
 }
@@ -161,9 +160,9 @@ func TestOutagesBackOff(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	id, err := st.CreateReview(ctx, store.NewReview{
+	id, err := st.CreateReview(ctx, review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)},
 			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
@@ -218,11 +217,11 @@ func TestHandlerPassesWhatItLoaded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	cfg := pipeline.Settings(store.Review{})
+	cfg := pipeline.Settings(review.Review{})
 	cfg.Harness.ExpertMinConfidence = 0.42 // not the default: the job's settings are the review's
-	id, err := st.CreateReview(ctx, store.NewReview{
+	id, err := st.CreateReview(ctx, review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour, Config: pipeline.Snapshot(cfg),
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{"files":["a.go"]}`)},
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{"files":["a.go"]}`)},
 			{Stage: review.StageIntent, Key: "p2", Payload: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
@@ -242,12 +241,12 @@ func TestHandlerPassesWhatItLoaded(t *testing.T) {
 	if err := h.ProcessTask(ctx, task); err != nil {
 		t.Fatal(err)
 	}
-	if got.Review.ID != id || got.Review.Status != store.StatusRunning || got.Payload.Item != "p1" {
+	if got.Review.ID != id || got.Review.Status != review.ReviewRunning || got.Payload.Item != "p1" {
 		t.Errorf("job review %s (%s), item %q; want %s running, p1", got.Review.ID, got.Review.Status, got.Payload.Item, id)
 	}
 	var ip struct{ Files []string }
 	if err := json.Unmarshal(got.Item.Payload, &ip); err != nil || got.Item.Key != "p1" || got.Item.Stage != review.StageIntent ||
-		got.Item.Status != store.ItemPending || len(ip.Files) != 1 || ip.Files[0] != "a.go" {
+		got.Item.Status != review.ItemPending || len(ip.Files) != 1 || ip.Files[0] != "a.go" {
 		t.Errorf("job item %+v (%v)", got.Item, err)
 	}
 	if got.Config.Harness.ExpertMinConfidence != 0.42 {

@@ -11,7 +11,7 @@ import (
 // FindingTask is what a per-finding stage works on: the review, the
 // settings it was submitted with, and the finding its item names.
 type FindingTask struct {
-	Review  store.Review
+	Review  review.Review
 	Config  config.Config
 	Finding review.Finding
 }

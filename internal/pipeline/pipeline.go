@@ -57,7 +57,7 @@ type Pipeline struct {
 // Settings is the configuration a review was submitted with: workers follow
 // the snapshot stored with the review, not their own environment, so one
 // review behaves the same on every worker.
-func Settings(r store.Review) config.Config {
+func Settings(r review.Review) config.Config {
 	cfg := config.Default()
 	if len(r.Config) == 0 {
 		return cfg
@@ -129,7 +129,7 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 		if err != nil {
 			return err
 		}
-		if r.Status != store.StatusRunning || r.Stage == review.StageDone {
+		if r.Status != review.ReviewRunning || r.Stage == review.StageDone {
 			return nil
 		}
 		to := next(Chain(r.SkippedStages), r.Stage)
@@ -143,7 +143,7 @@ func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
 			return err
 		}
 		if won && to == review.StageDone {
-			metrics.ReviewsFinished.WithLabelValues(store.StatusDone).Inc()
+			metrics.ReviewsFinished.WithLabelValues(string(review.ReviewDone)).Inc()
 			return p.admitNext(ctx)
 		}
 		if !won {
@@ -168,9 +168,9 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 	if err != nil {
 		return 0, err
 	}
-	var pending []store.Item
+	var pending []review.Item
 	for _, it := range items {
-		if it.Status == store.ItemPending {
+		if it.Status == review.ItemPending {
 			pending = append(pending, it)
 		}
 	}
@@ -180,10 +180,10 @@ func (p *Pipeline) EnqueuePending(ctx context.Context, reviewID string, stage re
 // Enqueue hands ledger items to their stage queues with deterministic task
 // IDs, up to EnqueueParallelism at once, and records them as enqueued in
 // one statement.
-func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
+func (p *Pipeline) Enqueue(ctx context.Context, items []review.Item) error {
 	// Each review's kind picks its queues (interactive or bulk), and its
 	// stored trace context the trace its tasks join.
-	reviews := map[string]store.Review{}
+	reviews := map[string]review.Review{}
 	for _, it := range items {
 		if _, known := reviews[it.ReviewID]; known {
 			continue
@@ -197,13 +197,13 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 	var (
 		mu   sync.Mutex
 		errs []error
-		done = make([]store.Item, 0, len(items))
+		done = make([]review.Item, 0, len(items))
 		sem  = make(chan struct{}, max(p.EnqueueParallelism, 1))
 		wg   sync.WaitGroup
 	)
 	for _, it := range items {
 		r := reviews[it.ReviewID]
-		it.Bulk = r.Kind == store.KindBulk
+		it.Bulk = r.Kind == review.KindBulk
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -228,7 +228,7 @@ func (p *Pipeline) Enqueue(ctx context.Context, items []store.Item) error {
 	return errors.Join(errs...)
 }
 
-func (p *Pipeline) enqueueOne(ctx context.Context, r store.Review, it store.Item) error {
+func (p *Pipeline) enqueueOne(ctx context.Context, r review.Review, it review.Item) error {
 	opts := []asynq.Option{asynq.MaxRetry(p.MaxRetry)}
 	if p.Timeout > 0 {
 		opts = append(opts, asynq.Timeout(p.Timeout))
@@ -259,7 +259,7 @@ func (p *Pipeline) enqueueOne(ctx context.Context, r store.Review, it store.Item
 // stage failed: a stage that reviewed nothing leaves nothing to report, and
 // a "done" review would tell a CI job the change was reviewed. It reports
 // whether the review ended.
-func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r store.Review) (bool, error) {
+func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r review.Review) (bool, error) {
 	total, failed, first, err := p.Store.StageOutcome(ctx, r.ID, r.Stage)
 	if err != nil || total == 0 || failed < total {
 		return false, err
@@ -273,7 +273,7 @@ func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r store.Review) (b
 		return false, err
 	}
 	if won {
-		metrics.ReviewsFinished.WithLabelValues(store.StatusFailed).Inc()
+		metrics.ReviewsFinished.WithLabelValues(string(review.ReviewFailed)).Inc()
 		p.log().Warn("review failed", "review", r.ID, "reason", reason)
 		if p.OnFailed != nil {
 			p.OnFailed(ctx, r.ID)

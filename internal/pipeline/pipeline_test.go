@@ -12,7 +12,6 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestChain(t *testing.T) {
@@ -125,7 +124,7 @@ func TestSnapshotDropsSecretsAndRoundTrips(t *testing.T) {
 			t.Errorf("snapshot carries %q", s)
 		}
 	}
-	got := Settings(store.Review{Config: snap})
+	got := Settings(review.Review{Config: snap})
 	if got.Harness.EvalEnabled || got.Manager.AnchorWindow != 9 || got.Worker.TaskCheckInterval != cfg.Worker.TaskCheckInterval {
 		t.Errorf("settings did not round-trip: %+v", got)
 	}

@@ -13,9 +13,9 @@ import (
 
 // planner returns the function that writes stage `to`'s ledger rows for
 // review r inside the transition's transaction.
-func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
+func (p *Pipeline) planner(r review.Review, to review.Stage) store.Planner {
 	cfg := Settings(r)
-	return func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+	return func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
 		for _, s := range transitionsAfter(r.Stage) {
 			if err := s.Transition(p, ctx, tx, cfg); err != nil {
 				return nil, fmt.Errorf("%s step of review %s: %w", s.Stage, r.ID, err)
@@ -60,7 +60,7 @@ func (p *Pipeline) planner(r store.Review, to review.Stage) store.Planner {
 			if _, err := tx.ResolveSince(ctx); err != nil {
 				return nil, err
 			}
-			return []store.Item{{Key: "report"}}, nil
+			return []review.Item{{Key: "report"}}, nil
 		}
 		return nil, nil
 	}
@@ -89,12 +89,12 @@ func (p *Pipeline) runManager(ctx context.Context, tx *store.Tx, cfg config.Conf
 // accepts. A finding it turns down with a reason gets a "skipped" verdict
 // row, so its trail shows the stage; turned down without a reason, it gets
 // no row.
-func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligible func(review.Finding) (bool, string)) ([]store.Item, error) {
+func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligible func(review.Finding) (bool, string)) ([]review.Item, error) {
 	findings, err := tx.Findings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var items []store.Item
+	var items []review.Item
 	var skipped []store.Verdict
 	for _, f := range findings {
 		if f.Status != review.StatusActive || f.CarriedFrom != 0 {
@@ -103,7 +103,7 @@ func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligibl
 		ok, why := eligible(f)
 		switch {
 		case ok:
-			items = append(items, store.Item{Key: FindingKey(f.ID)})
+			items = append(items, review.Item{Key: FindingKey(f.ID)})
 		case why != "":
 			skipped = append(skipped, store.Verdict{
 				FindingID: f.ID, Stage: stage, Verdict: review.VerdictSkipped,

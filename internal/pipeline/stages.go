@@ -118,11 +118,11 @@ const InteractiveFactor = 10
 type Job struct {
 	Payload Payload
 	// Review is the review the task belongs to, running when loaded.
-	Review store.Review
+	Review review.Review
 	// Config is the review's settings (Settings(Review)).
 	Config config.Config
 	// Item is the task's ledger item, pending when loaded.
-	Item store.Item
+	Item review.Item
 }
 
 // StageHandler is what a task step implements: do one ledger item's work

@@ -9,20 +9,20 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // taskKey is where asynq keeps a task: the hash "asynq:{<queue>}:t:<id>"
 // with its state in the field "state" (asynq's internal base.TaskKey; kept
 // in step by TestTaskStatesMatchAsynq).
-func taskKey(it store.Item) string {
+func taskKey(it review.Item) string {
 	return "asynq:{" + QueueFor(it.Stage, it.Bulk) + "}:t:" + GenTaskID(it.ReviewID, it.Stage, it.Key, it.Generation)
 }
 
 // TaskStates returns the asynq state of each item's current task
 // ("pending", "active", "scheduled", "retry", "archived", "completed", or ""
 // when the queue does not hold it), in one round trip for all of them.
-func TaskStates(ctx context.Context, rdb redis.UniversalClient, items []store.Item) ([]string, error) {
+func TaskStates(ctx context.Context, rdb redis.UniversalClient, items []review.Item) ([]string, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}

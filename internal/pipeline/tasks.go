@@ -26,7 +26,7 @@ type Payload struct {
 	// Bulk sends the task to the bulk queues (a review of a batch).
 	Bulk bool `json:"bulk,omitempty"`
 	// Gen is the ledger item's generation the task was made for (see
-	// store.Item.Generation); a task of an older generation does nothing.
+	// review.Item.Generation); a task of an older generation does nothing.
 	Gen int `json:"gen,omitempty"`
 	// QueuedAt is when the task was handed to the queue (Unix
 	// microseconds; 0 in tasks from before it was recorded).

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // traceField is the key of the review's trace context in the configuration
@@ -51,7 +51,7 @@ func WithTraceContext(ctx context.Context, snapshot json.RawMessage) json.RawMes
 
 // ReviewTrace returns ctx carrying the trace context stored with r (ctx
 // unchanged when none was stored).
-func ReviewTrace(ctx context.Context, r store.Review) context.Context {
+func ReviewTrace(ctx context.Context, r review.Review) context.Context {
 	var snap struct {
 		Trace map[string]string `json:"trace_context"`
 	}
@@ -66,7 +66,7 @@ func ReviewTrace(ctx context.Context, r store.Review) context.Context {
 // submission, or the task that finished the previous stage); otherwise
 // (the reconciler, an admission by another review's task) the review's
 // stored trace context, linked to the caller's span.
-func producerParent(ctx context.Context, r store.Review) (context.Context, []trace.Link) {
+func producerParent(ctx context.Context, r review.Review) (context.Context, []trace.Link) {
 	cur := trace.SpanContextFromContext(ctx)
 	rctx := ReviewTrace(context.WithoutCancel(ctx), r)
 	stored := trace.SpanContextFromContext(rctx)
@@ -83,7 +83,7 @@ func producerParent(ctx context.Context, r store.Review) (context.Context, []tra
 
 // startProducer opens the span of one enqueue; its context goes into the
 // task's headers.
-func startProducer(ctx context.Context, r store.Review, p Payload) (context.Context, trace.Span) {
+func startProducer(ctx context.Context, r review.Review, p Payload) (context.Context, trace.Span) {
 	parent, links := producerParent(ctx, r)
 	queue := QueueFor(p.Stage, p.Bulk)
 	return otel.Tracer(tracerName).Start(parent, "send "+queue,

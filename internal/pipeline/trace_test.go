@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // A task enqueued outside the review's trace (by the reconciler, or by
@@ -31,7 +30,7 @@ func TestProducerJoinsTheReviewsTrace(t *testing.T) {
 	if err := json.Unmarshal(snap, &decoded); err != nil || decoded["llm"] == nil || decoded[traceField] == nil {
 		t.Fatalf("snapshot %s lost its settings or got no trace context", snap)
 	}
-	r := store.Review{ID: "r1", Config: snap}
+	r := review.Review{ID: "r1", Config: snap}
 	want := submission.SpanContext().TraceID()
 
 	// The reconciler: a span of another trace.
@@ -71,7 +70,7 @@ func TestProducerJoinsTheReviewsTrace(t *testing.T) {
 	}
 }
 
-func mustParent(t *testing.T, ctx context.Context, r store.Review) context.Context {
+func mustParent(t *testing.T, ctx context.Context, r review.Review) context.Context {
 	t.Helper()
 	p, _ := producerParent(ctx, r)
 	return p
@@ -81,7 +80,7 @@ func mustParent(t *testing.T, ctx context.Context, r store.Review) context.Conte
 // context is used unchanged.
 func TestReviewTraceWithoutStoredContext(t *testing.T) {
 	ctx := context.Background()
-	if sc := trace.SpanContextFromContext(ReviewTrace(ctx, store.Review{Config: json.RawMessage(`{}`)})); sc.IsValid() {
+	if sc := trace.SpanContextFromContext(ReviewTrace(ctx, review.Review{Config: json.RawMessage(`{}`)})); sc.IsValid() {
 		t.Errorf("got a span context %v from a snapshot without one", sc)
 	}
 	if got := WithTraceContext(ctx, json.RawMessage(`{"a":1}`)); string(got) != `{"a":1}` {

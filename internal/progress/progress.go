@@ -22,7 +22,7 @@ var PollInterval = 200 * time.Millisecond
 
 // Line renders a review's progress on one line, e.g.
 // "intent 3/3 · verify 4/5 · expert 0/0 · eval – · report –".
-func Line(ctx context.Context, st *store.Store, r store.Review) (string, error) {
+func Line(ctx context.Context, st *store.Store, r review.Review) (string, error) {
 	prog, err := st.Progress(ctx, r.ID)
 	if err != nil {
 		return "", err
@@ -57,7 +57,7 @@ func Line(ctx context.Context, st *store.Store, r store.Review) (string, error) 
 		}
 	}
 	line := strings.Join(parts, " · ")
-	if r.Status == store.StatusQueued {
+	if r.Status == review.ReviewQueued {
 		// Waiting for a place in the fleet: say where in the queue.
 		if pos, total, err := st.QueuePosition(ctx, r.ID); err == nil && pos > 0 {
 			line = fmt.Sprintf("queued %d of %d · ", pos, total) + line
@@ -113,12 +113,12 @@ var StallCheckInterval = 2 * time.Second
 // Stalled says why a running review may not be moving, or "": no live
 // worker serving the queue of its current stage (when servers is not
 // nil), or the last outage an unfinished item of it was given back for.
-func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r store.Review) string {
-	if r.Status != store.StatusRunning {
+func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r review.Review) string {
+	if r.Status != review.ReviewRunning {
 		return ""
 	}
 	if servers != nil {
-		if msg := heartbeat.NoWorker(servers, pipeline.QueueFor(r.Stage, r.Kind == store.KindBulk)); msg != "" {
+		if msg := heartbeat.NoWorker(servers, pipeline.QueueFor(r.Stage, r.Kind == review.KindBulk)); msg != "" {
 			return msg
 		}
 	}
@@ -127,7 +127,7 @@ func Stalled(ctx context.Context, st *store.Store, servers heartbeat.Servers, r 
 		return ""
 	}
 	for _, it := range items {
-		if it.Stage == r.Stage && it.Status == store.ItemPending && it.Error != "" {
+		if it.Stage == r.Stage && it.Status == review.ItemPending && it.Error != "" {
 			return fmt.Sprintf("waiting: %s %s was given back (%s)", it.Stage, it.Key, clip(it.Error, 160))
 		}
 	}
@@ -144,7 +144,7 @@ func clip(s string, n int) string {
 // Wait polls the review until it is done or failed, writing progress to w.
 // If the review is still running well past its deadline (no scheduler is
 // running to fail it), Wait fails it itself.
-func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration, opts ...Option) (store.Review, error) {
+func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout time.Duration, opts ...Option) (review.Review, error) {
 	var o waitOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -172,9 +172,9 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 			line += "  ⚠ " + stall
 		}
 		out.Update(elapsed, line)
-		if r.Status == store.StatusDone || r.Status == store.StatusFailed {
+		if r.Status == review.ReviewDone || r.Status == review.ReviewFailed {
 			out.End()
-			status := r.Status
+			status := string(r.Status)
 			if r.Incomplete {
 				status = fmt.Sprintf("%s, INCOMPLETE (items not reviewed: %d)", status, r.FailedItems)
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func TestMain(m *testing.M) {
@@ -34,8 +33,8 @@ func TestStalledSaysWhy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
-		Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func TestStalledSaysWhy(t *testing.T) {
 	if got := progress.Stalled(ctx, st, live, r); !strings.Contains(got, "intent p1 was given back") || !strings.Contains(got, "connection refused") {
 		t.Errorf("an item given back by an outage: %q", got)
 	}
-	r.Status = store.StatusDone
+	r.Status = review.ReviewDone
 	if got := progress.Stalled(ctx, st, servers{}, r); got != "" {
 		t.Errorf("an ended review: %q", got)
 	}

@@ -95,7 +95,7 @@ func (f *fixture) reviewOf(t *testing.T, head string) string {
 func (f *fixture) reviewWith(t *testing.T, head string, found, resolved []render.Finding) string {
 	t.Helper()
 	ctx := context.Background()
-	id, err := f.st.CreateReview(ctx, store.NewReview{Repo: "https://example.invalid/acme/api.git", Source: "url",
+	id, err := f.st.CreateReview(ctx, review.NewReview{Repo: "https://example.invalid/acme/api.git", Source: "url",
 		BaseRef: baseSHA, HeadRef: head, BaseSHA: baseSHA, HeadSHA: head, IntentMode: "per_file", Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)

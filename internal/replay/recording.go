@@ -160,27 +160,27 @@ func ReadFile(path string) (Recording, error) {
 // NewReview is the recorded review to store again: the same files, items,
 // snapshot and configuration, marked as played back from a recording (the
 // report says so).
-func (rec Recording) NewReview() (store.NewReview, error) {
+func (rec Recording) NewReview() (review.NewReview, error) {
 	s := rec.Review
 	cfg := config.Default()
 	if len(s.Config) > 0 {
 		if err := json.Unmarshal(s.Config, &cfg); err != nil {
-			return store.NewReview{}, fmt.Errorf("read the recorded configuration: %w", err)
+			return review.NewReview{}, fmt.Errorf("read the recorded configuration: %w", err)
 		}
 	}
 	cfg.LLM.Recorded = true
-	nr := store.NewReview{
+	nr := review.NewReview{
 		Repo: s.Repo, Source: s.Source, BaseRef: s.BaseRef, HeadRef: s.HeadRef, BaseSHA: s.BaseSHA, HeadSHA: s.HeadSHA,
 		Snapshot: s.Snapshot, Purpose: s.Purpose, IntentMode: s.IntentMode, SkippedStages: s.SkippedStages,
 		Config: pipeline.Snapshot(cfg), Timeout: cfg.Scheduler.ReviewTimeout,
 	}
 	for _, f := range s.Files {
-		nr.Files = append(nr.Files, store.File{Path: f.Path, OldPath: f.OldPath, Change: f.Change, Binary: f.Binary,
+		nr.Files = append(nr.Files, review.File{Path: f.Path, OldPath: f.OldPath, Change: f.Change, Binary: f.Binary,
 			SkipReason: f.SkipReason, Additions: f.Additions, Deletions: f.Deletions, ChangedLines: f.ChangedLines,
 			Diff: f.Diff, Content: f.Content})
 	}
 	for _, it := range s.Items {
-		nr.Items = append(nr.Items, store.Item{Stage: review.Stage(it.Stage), Key: it.Key, Payload: it.Payload})
+		nr.Items = append(nr.Items, review.Item{Stage: review.Stage(it.Stage), Key: it.Key, Payload: it.Payload})
 	}
 	return nr, nil
 }

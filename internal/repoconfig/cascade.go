@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // chain lists the files that apply to p, root first.
@@ -56,8 +58,8 @@ func (c *Config) Ignored(p string) (bool, string) {
 }
 
 // For returns the rules that apply to file p.
-func (c *Config) For(p string) Rules {
-	var r Rules
+func (c *Config) For(p string) review.Rules {
+	var r review.Rules
 	var instr []string
 	for _, l := range c.chain(p) {
 		if s := strings.TrimSpace(l.f.Instructions); s != "" {

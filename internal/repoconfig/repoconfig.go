@@ -16,8 +16,8 @@
 //
 // Decoding is strict: an unknown key, a wrong type, an unknown risk type, a
 // threshold outside [0, 1] or an invalid glob makes the whole file invalid.
-// An invalid file is reported as a Warning (with its line) and otherwise
-// ignored: the review goes on as if it were absent.
+// An invalid file is reported as a review.ConfigWarning (with its line) and
+// otherwise ignored: the review goes on as if it were absent.
 package repoconfig
 
 import (
@@ -27,7 +27,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,32 +49,6 @@ type File struct {
 	Instructions      string             `yaml:"instructions"`
 	Thresholds        map[string]float64 `yaml:"thresholds"`
 	DisabledRiskTypes []string           `yaml:"disabled_risk_types"`
-}
-
-// Warning reports an invalid configuration file.
-type Warning struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"` // 0 when unknown
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string {
-	if w.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
-	}
-	return w.File + ": " + w.Message
-}
-
-// Rules is what the configuration says for one file.
-type Rules struct {
-	Instructions      string             `json:"instructions,omitempty"`
-	Thresholds        map[string]float64 `json:"thresholds,omitempty"`
-	DisabledRiskTypes []string           `json:"disabled_risk_types,omitempty"`
-}
-
-// Disabled reports whether risk is disabled for the file.
-func (r Rules) Disabled(risk review.RiskType) bool {
-	return slices.Contains(r.DisabledRiskTypes, string(risk))
 }
 
 // Config is the set of valid configuration files of a revision, by
@@ -109,9 +82,9 @@ func Paths(paths []string) []string {
 
 // Load parses the configuration files found (by path, as returned for
 // Paths) into a Config, and reports the invalid ones.
-func Load(files map[string][]byte) (*Config, []Warning) {
+func Load(files map[string][]byte) (*Config, []review.ConfigWarning) {
 	c := &Config{dirs: map[string]File{}}
-	var warns []Warning
+	var warns []review.ConfigWarning
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -134,10 +107,10 @@ func Load(files map[string][]byte) (*Config, []Warning) {
 
 // Parse decodes and checks one configuration file. It returns warnings
 // (with lines where known) when the file is invalid.
-func Parse(name string, data []byte) (File, []Warning) {
+func Parse(name string, data []byte) (File, []review.ConfigWarning) {
 	var f File
 	if len(data) > MaxFileBytes {
-		return f, []Warning{{File: name, Message: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}}
+		return f, []review.ConfigWarning{{File: name, Message: fmt.Sprintf("larger than %d bytes", MaxFileBytes)}}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -146,9 +119,9 @@ func Parse(name string, data []byte) (File, []Warning) {
 	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root) // decoded above: it parses
-	var warns []Warning
+	var warns []review.ConfigWarning
 	bad := func(line int, format string, args ...any) {
-		warns = append(warns, Warning{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
+		warns = append(warns, review.ConfigWarning{File: name, Line: line, Message: fmt.Sprintf(format, args...)})
 	}
 	for i, g := range f.Ignore {
 		if g == "" || !doublestar.ValidatePattern(g) {
@@ -202,7 +175,7 @@ func plain(msg string) string {
 }
 
 // decodeWarnings turns a yaml.v3 error into warnings with their lines.
-func decodeWarnings(name string, err error) []Warning {
+func decodeWarnings(name string, err error) []review.ConfigWarning {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -210,9 +183,9 @@ func decodeWarnings(name string, err error) []Warning {
 	} else {
 		msgs = []string{err.Error()}
 	}
-	out := make([]Warning, 0, len(msgs))
+	out := make([]review.ConfigWarning, 0, len(msgs))
 	for _, m := range msgs {
-		w := Warning{File: name, Message: strings.TrimPrefix(m, "yaml: ")}
+		w := review.ConfigWarning{File: name, Message: strings.TrimPrefix(m, "yaml: ")}
 		if sm := lineInMessage.FindStringSubmatch(m); sm != nil {
 			w.Line, _ = strconv.Atoi(sm[1])
 			w.Message = sm[2]

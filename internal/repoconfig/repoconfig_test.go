@@ -75,7 +75,7 @@ func TestInvalidFilesAreReportedWithLines(t *testing.T) {
 		if w.File != "d/.reviewfleet.yaml" || w.Line != tc.line || !strings.Contains(w.Message, tc.msg) {
 			t.Errorf("%s: warning %+v, want line %d mentioning %q", name, w, tc.line, tc.msg)
 		}
-		if r := c.For("d/x.go"); !reflect.DeepEqual(r, Rules{}) {
+		if r := c.For("d/x.go"); !reflect.DeepEqual(r, review.Rules{}) {
 			t.Errorf("%s: an invalid file still applies: %+v", name, r)
 		}
 	}

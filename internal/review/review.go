@@ -1,6 +1,8 @@
-// Package review holds the domain vocabulary shared by every stage of the
-// pipeline: risk types, severities, findings and verdicts. It has no
-// dependencies on storage, queues or the LLM client.
+// Package review holds the domain shared by every stage of the pipeline:
+// reviews, their files and ledger items with their statuses, stages, risk
+// types, severities, findings and verdicts. It has no dependencies on
+// storage, queues or the LLM client: the store persists these types and
+// declares none of its own for them.
 package review
 
 import (

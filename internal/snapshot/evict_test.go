@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // history makes a repository with n commits, each replacing big.txt with
@@ -29,8 +29,8 @@ func history(t *testing.T, n int) (string, []string) {
 	return dir, shas
 }
 
-func gitReview(repo, sha string) store.Review {
-	return store.Review{ID: "r-" + sha[:8], Source: "git", Snapshot: repo, HeadSHA: sha}
+func gitReview(repo, sha string) review.Review {
+	return review.Review{ID: "r-" + sha[:8], Source: "git", Snapshot: repo, HeadSHA: sha}
 }
 
 func TestEvictLeastRecentlyUsedNotHeld(t *testing.T) {

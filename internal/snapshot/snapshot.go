@@ -29,6 +29,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/keylock"
 	"github.com/reviewfleet/reviewfleet/internal/redact"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -76,7 +77,7 @@ func (c *Cache) lock(key string) func() { return c.locks.Lock(key) }
 
 // Root returns the directory holding the review's head tree. It does not
 // keep the tree from eviction: callers that read it afterwards use Acquire.
-func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
+func (c *Cache) Root(ctx context.Context, r review.Review) (string, error) {
 	root, release, err := c.Acquire(ctx, r)
 	if err != nil {
 		return "", err
@@ -88,7 +89,7 @@ func (c *Cache) Root(ctx context.Context, r store.Review) (string, error) {
 // Acquire returns the directory holding the review's head tree and keeps it
 // from eviction until release is called. When only the stored changed
 // files can be given, the review records why.
-func (c *Cache) Acquire(ctx context.Context, r store.Review) (root string, release func(), err error) {
+func (c *Cache) Acquire(ctx context.Context, r review.Review) (root string, release func(), err error) {
 	reason := r.SnapshotFallback
 	switch {
 	case reason != "":
@@ -171,7 +172,7 @@ func cacheFault(err error) error {
 
 // export writes the tree of the review's head commit into dest, from the
 // local repository or from this worker's clone of the remote.
-func (c *Cache) export(ctx context.Context, r store.Review, dest string) error {
+func (c *Cache) export(ctx context.Context, r review.Review, dest string) error {
 	// The tree is exported and redacted in a temporary directory first, so
 	// a tree under dest is always a redacted one.
 	tmp := dest + ".redact-tmp"
@@ -193,7 +194,7 @@ func (c *Cache) export(ctx context.Context, r store.Review, dest string) error {
 
 // exportRaw writes the tree of the review's head commit into dest as it is
 // in the repository.
-func (c *Cache) exportRaw(ctx context.Context, r store.Review, dest string) error {
+func (c *Cache) exportRaw(ctx context.Context, r review.Review, dest string) error {
 	if r.Source == "git" {
 		if !gitsrc.IsRepo(ctx, r.Snapshot) {
 			return fmt.Errorf("the repository %s is not on this worker", r.Snapshot)
@@ -214,7 +215,7 @@ func (c *Cache) exportRaw(ctx context.Context, r store.Review, dest string) erro
 
 // redact redacts the tree at dir, the review's changed files first so that
 // their markers are numbered as in the files stored with the review.
-func (c *Cache) redact(ctx context.Context, r store.Review, dir string) error {
+func (c *Cache) redact(ctx context.Context, r review.Review, dir string) error {
 	var first []string
 	if c.Store != nil {
 		files, err := c.Store.ListFiles(ctx, r.ID)
@@ -335,7 +336,7 @@ func (c *Cache) WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir 
 }
 
 // fromStore writes the changed files' head contents into dest.
-func (c *Cache) fromStore(ctx context.Context, r store.Review, dest string) error {
+func (c *Cache) fromStore(ctx context.Context, r review.Review, dest string) error {
 	if c.Store == nil {
 		return errors.New("no store to read the changed files from")
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
@@ -88,7 +89,7 @@ func (r remote) push(t *testing.T, files map[string]string) string {
 
 // submitReview prepares base..head of repoURL with the submitting host's
 // cache and stores it.
-func submitReview(t *testing.T, st *store.Store, repos *snapshot.Cache, repoURL, base, head string) store.Review {
+func submitReview(t *testing.T, st *store.Store, repos *snapshot.Cache, repoURL, base, head string) review.Review {
 	t.Helper()
 	ctx := context.Background()
 	nr, err := submit.Prepare(ctx, config.Default(), submit.Request{Origin: submit.FromOperator, Repo: repoURL, Base: base, Head: head, Repos: repos})
@@ -153,7 +154,7 @@ func TestWorkerFetchesNewerCommit(t *testing.T) {
 	if got := readAt(t, root, "README.md"); got != "hello\n" {
 		t.Errorf("unchanged file = %q: the worker fell back to the changed files", got)
 	}
-	for _, r := range []store.Review{r1, r2} {
+	for _, r := range []review.Review{r1, r2} {
 		got, err := st.GetReview(ctx, r.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +250,7 @@ func TestReplacesCloneWithWorkTree(t *testing.T) {
 	}
 	old := worker.RepoDir(remote)
 	git(t, rem.work, "clone", "-q", "--no-checkout", url, old)
-	root, release, err := worker.Acquire(ctx, store.Review{ID: "r", Source: "url", Repo: url, HeadSHA: head})
+	root, release, err := worker.Acquire(ctx, review.Review{ID: "r", Source: "url", Repo: url, HeadSHA: head})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestCredentialsStayOutOfStoreAndLogs(t *testing.T) {
 	worker := &snapshot.Cache{Dir: t.TempDir(), Store: st, TokenFile: tokenFile, Log: log,
 		TokenScopes: credscope.Set{credscope.MustParse(srv.URL)}}
 	head2 := rem.push(t, map[string]string{"lib/b.go": "package lib\n"})
-	for _, r := range []store.Review{r1, submitReview(t, st, submitter, withToken, head1, head2)} {
+	for _, r := range []review.Review{r1, submitReview(t, st, submitter, withToken, head1, head2)} {
 		root, release, err := worker.Acquire(ctx, r)
 		if err != nil {
 			t.Fatal(err)

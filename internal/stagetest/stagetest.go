@@ -71,11 +71,11 @@ type File struct {
 func Review(t testing.TB, st *store.Store, cfg config.Config, at review.Stage, files []File, findings []review.Finding) (string, []review.Finding) {
 	t.Helper()
 	ctx := context.Background()
-	nr := store.NewReview{Repo: "/repo", Source: "diff", IntentMode: "per_file", Timeout: time.Hour,
-		Config: pipeline.Snapshot(cfg), Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}}
+	nr := review.NewReview{Repo: "/repo", Source: "diff", IntentMode: "per_file", Timeout: time.Hour,
+		Config: pipeline.Snapshot(cfg), Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}}
 	for _, f := range files {
 		c := f.Content
-		nr.Files = append(nr.Files, store.File{Path: f.Path, Change: "modified", ChangedLines: f.Changed, Diff: f.Diff, Content: &c})
+		nr.Files = append(nr.Files, review.File{Path: f.Path, Change: "modified", ChangedLines: f.Changed, Diff: f.Diff, Content: &c})
 	}
 	id, err := st.CreateReview(ctx, nr)
 	if err != nil {
@@ -88,10 +88,10 @@ func Review(t testing.TB, st *store.Store, cfg config.Config, at review.Stage, f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Advance(ctx, id, review.StageIntent, at, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
-		var items []store.Item
+	if _, err := st.Advance(ctx, id, review.StageIntent, at, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
+		var items []review.Item
 		for _, f := range fs {
-			items = append(items, store.Item{Key: pipeline.FindingKey(f.ID)})
+			items = append(items, review.Item{Key: pipeline.FindingKey(f.ID)})
 		}
 		return items, nil
 	}); err != nil {

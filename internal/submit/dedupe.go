@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // DedupeKey identifies what a review would review and how: the
@@ -16,7 +16,7 @@ import (
 // configuration snapshot (models and every setting) and the prompts
 // (promptsDigest, see PromptsDigest). Two reviews with the same key would
 // give the same answer.
-func DedupeKey(nr store.NewReview, promptsDigest string) string {
+func DedupeKey(nr review.NewReview, promptsDigest string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "repo %s\nbase %s\nhead %s\nsource %s\n", StripCredentials(nr.Repo), nr.BaseSHA, nr.HeadSHA, nr.Source)
 	h.Write(reviewSettings(nr.Config))

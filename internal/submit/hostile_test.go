@@ -12,8 +12,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/hostile"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestHostileCorpusPrepare runs every case of testdata/hostile through the
@@ -42,7 +42,7 @@ func TestHostileCorpusPrepare(t *testing.T) {
 				checkParse(t, c, req.DiffFile)
 			}
 			type result struct {
-				nr  store.NewReview
+				nr  review.NewReview
 				err error
 			}
 			done := make(chan result, 1)

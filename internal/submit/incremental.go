@@ -9,7 +9,7 @@ import (
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // History reads the earlier reviews an incremental review builds on;
@@ -18,7 +18,7 @@ type History interface {
 	// PreviousReview is the newest finished review of a change line (a
 	// pull request) of repo, or "" when there is none.
 	PreviousReview(ctx context.Context, repo, changeKey string) (string, error)
-	GetReview(ctx context.Context, id string) (store.Review, error)
+	GetReview(ctx context.Context, id string) (review.Review, error)
 	// FileResultKeys maps each reviewed file of a review to its result key.
 	FileResultKeys(ctx context.Context, reviewID string) (map[string]string, error)
 }
@@ -31,9 +31,9 @@ type History interface {
 //
 // An earlier review is only built on when it finished complete: a file
 // whose item failed there has no findings worth carrying.
-func Incremental(ctx context.Context, h History, cfg config.Config, req Request, nr *store.NewReview, promptsDigest string) error {
+func Incremental(ctx context.Context, h History, cfg config.Config, req Request, nr *review.NewReview, promptsDigest string) error {
 	settings := reviewSettings(nr.Config)
-	nr.Incremental = store.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
+	nr.Incremental = review.Incremental{ChangeKey: req.ChangeKey, FileKeys: map[string]string{}}
 	for _, f := range nr.Files {
 		if f.SkipReason == "" {
 			nr.Incremental.FileKeys[f.Path] = FileKey(f, promptsDigest, settings)
@@ -57,7 +57,7 @@ func Incremental(ctx context.Context, h History, cfg config.Config, req Request,
 	if StripCredentials(prev.Repo) != StripCredentials(nr.Repo) {
 		return fmt.Errorf("review %s is of %s, not of %s: it cannot be built on", since, StripCredentials(prev.Repo), StripCredentials(nr.Repo))
 	}
-	if prev.Status != store.StatusDone || prev.Incomplete {
+	if prev.Status != review.ReviewDone || prev.Incomplete {
 		return fmt.Errorf("review %s cannot be built on: it is %s%s, not done and complete", since, prev.Status,
 			map[bool]string{true: " (incomplete)"}[prev.Incomplete])
 	}
@@ -84,7 +84,7 @@ func Incremental(ctx context.Context, h History, cfg config.Config, req Request,
 // file the same findings when its head content, its diff, the prompt set
 // (PromptsDigest), the settings that shape a review (models included) and
 // the repository configuration's rules for the file are the same.
-func FileKey(f store.File, promptsDigest string, settings []byte) string {
+func FileKey(f review.File, promptsDigest string, settings []byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "path %s\nold %s\nchange %s\n", f.Path, f.OldPath, f.Change)
 	content := "<none>"

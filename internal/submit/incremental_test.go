@@ -7,12 +7,13 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // history is a store of earlier reviews held in memory.
 type history struct {
-	reviews  map[string]store.Review
+	reviews  map[string]review.Review
 	keys     map[string]map[string]string
 	previous string
 }
@@ -21,7 +22,7 @@ func (h history) PreviousReview(context.Context, string, string) (string, error)
 	return h.previous, nil
 }
 
-func (h history) GetReview(_ context.Context, id string) (store.Review, error) {
+func (h history) GetReview(_ context.Context, id string) (review.Review, error) {
 	r, ok := h.reviews[id]
 	if !ok {
 		return r, store.ErrNotFound
@@ -33,9 +34,9 @@ func (h history) FileResultKeys(_ context.Context, id string) (map[string]string
 	return h.keys[id], nil
 }
 
-func changedFiles() []store.File {
+func changedFiles() []review.File {
 	a, b := "package a\n", "package b\n"
-	return []store.File{
+	return []review.File{
 		{Path: "a.go", Change: "modified", Diff: "@@ -1 +1 @@\n-x\n+package a\n", Content: &a, ChangedLines: []int{1}},
 		{Path: "b.go", Change: "modified", Diff: "@@ -1 +1 @@\n-y\n+package b\n", Content: &b, ChangedLines: []int{1}},
 	}
@@ -48,17 +49,17 @@ func TestIncrementalCarriesUnchangedFilesOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := config.Default()
-	newReview := func(repo string) store.NewReview {
-		return store.NewReview{Repo: repo, Files: changedFiles(), Config: pipeline.Snapshot(cfg)}
+	newReview := func(repo string) review.NewReview {
+		return review.NewReview{Repo: repo, Files: changedFiles(), Config: pipeline.Snapshot(cfg)}
 	}
 	nr := newReview("https://host/o/r")
 	settings := reviewSettings(nr.Config)
 	unchanged := FileKey(nr.Files[0], "prompts-1", settings)
 	h := history{
-		reviews: map[string]store.Review{
-			"prev":       {ID: "prev", Repo: "https://user:token@host/o/r", Status: store.StatusDone},
-			"other":      {ID: "other", Repo: "https://host/o/elsewhere", Status: store.StatusDone},
-			"incomplete": {ID: "incomplete", Repo: "https://host/o/r", Status: store.StatusDone, Incomplete: true},
+		reviews: map[string]review.Review{
+			"prev":       {ID: "prev", Repo: "https://user:token@host/o/r", Status: review.ReviewDone},
+			"other":      {ID: "other", Repo: "https://host/o/elsewhere", Status: review.ReviewDone},
+			"incomplete": {ID: "incomplete", Repo: "https://host/o/r", Status: review.ReviewDone, Incomplete: true},
 		},
 		keys: map[string]map[string]string{"prev": {"a.go": unchanged, "b.go": "a key of other contents"}},
 	}
@@ -96,7 +97,7 @@ func TestIncrementalCarriesUnchangedFilesOnly(t *testing.T) {
 func TestDedupeKeyFollowsWhatShapesTheAnswer(t *testing.T) {
 	t.Parallel()
 	cfg := config.Default()
-	nr := store.NewReview{Repo: "https://host/o/r", BaseSHA: "b1", HeadSHA: "h1", Config: pipeline.Snapshot(cfg)}
+	nr := review.NewReview{Repo: "https://host/o/r", BaseSHA: "b1", HeadSHA: "h1", Config: pipeline.Snapshot(cfg)}
 	key := DedupeKey(nr, "p")
 
 	fleet := cfg

@@ -23,7 +23,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/stages/intent"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // Request names the change to review.
@@ -92,9 +91,9 @@ func IsRemote(repo string) bool {
 // Prepare reads and parses the change and returns the review to store.
 // A remote repository is read from this host's clone of it, brought up to
 // date first; the review stores its URL without credentials.
-func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewReview, error) {
+func Prepare(ctx context.Context, cfg config.Config, req Request) (review.NewReview, error) {
 	if err := CheckOrigin(req, cfg.Snapshot.AllowLoopbackHTTP); err != nil {
-		return store.NewReview{}, err
+		return review.NewReview{}, err
 	}
 	if req.DiffFile != "" || !IsRemote(req.Repo) {
 		return prepare(ctx, cfg, req, nil)
@@ -105,9 +104,9 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (store.NewRevi
 	}
 	remote, err := repos.Remote(ctx, req.Repo)
 	if err != nil {
-		return store.NewReview{}, fmt.Errorf("--repo: %w", err)
+		return review.NewReview{}, fmt.Errorf("--repo: %w", err)
 	}
-	var nr store.NewReview
+	var nr review.NewReview
 	err = repos.WithRepo(ctx, remote, func(dir string) error {
 		// Branch names move: fetch them unless both ends are commit ids
 		// the clone already holds.
@@ -178,8 +177,8 @@ func resolve(ctx context.Context, dir string, remote *gitsrc.Remote, rev string)
 
 // prepare reads the change from a local repository or a diff file; remote,
 // when not nil, is the origin of the repository (a cached clone).
-func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc.Remote) (store.NewReview, error) {
-	nr := store.NewReview{
+func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc.Remote) (review.NewReview, error) {
+	nr := review.NewReview{
 		BatchID: req.BatchID, BaseRef: req.Base, HeadRef: req.Head,
 		SkippedStages: pipeline.SkippedStages(cfg.Harness), Config: pipeline.Snapshot(cfg),
 		Timeout: cfg.Scheduler.ReviewTimeout,
@@ -337,13 +336,13 @@ type readFiles func(paths []string, limit int64) (map[string]gitsrc.Blob, error)
 // contents of all reviewed files are read in one pass. deny is the
 // expert's sandbox deny list: a file the expert may not open is sent to no
 // stage, and neither its diff nor its content is stored.
-func buildFiles(cfg config.Intent, deny []string, files []*diff.File, read readFiles) ([]store.File, error) {
-	out := make([]store.File, 0, len(files))
+func buildFiles(cfg config.Intent, deny []string, files []*diff.File, read readFiles) ([]review.File, error) {
+	out := make([]review.File, 0, len(files))
 	var reviewed []int
 	for i, f := range files {
 		p := f.Path()
 		add, del := f.Stats()
-		sf := store.File{
+		sf := review.File{
 			Path: utf8Safe(p), Change: string(f.Status), Binary: f.Binary, Additions: add, Deletions: del,
 			Diff: f.Text(), ChangedLines: f.ChangedNewLines(),
 		}
@@ -423,8 +422,8 @@ func rebuild(f *diff.File) string {
 
 // Plan cuts the reviewed files other than those in skip into intent items
 // (see plan); an incremental review plans only the files it re-reviews.
-func Plan(cfg config.Intent, files []store.File, skip map[string]bool) (string, []store.Item) {
-	var rest []store.File
+func Plan(cfg config.Intent, files []review.File, skip map[string]bool) (string, []review.Item) {
+	var rest []review.File
 	for _, f := range files {
 		if !skip[f.Path] {
 			rest = append(rest, f)
@@ -435,8 +434,8 @@ func Plan(cfg config.Intent, files []store.File, skip map[string]bool) (string, 
 
 // plan chooses the intent mode and cuts the reviewed files into items:
 // one per file, or — for large changes — chunks of several files.
-func plan(cfg config.Intent, files []store.File) (string, []store.Item) {
-	var reviewed []store.File
+func plan(cfg config.Intent, files []review.File) (string, []review.Item) {
+	var reviewed []review.File
 	chars := 0
 	for _, f := range files {
 		if f.SkipReason == "" {
@@ -448,14 +447,14 @@ func plan(cfg config.Intent, files []store.File) (string, []store.Item) {
 	if len(reviewed) >= cfg.ChunkFilesThreshold || chars >= cfg.ChunkCharsThreshold {
 		mode = intent.ModeChunked
 	}
-	var items []store.Item
+	var items []review.Item
 	add := func(paths []string) {
 		prefix := "p"
 		if mode == intent.ModeChunked {
 			prefix = "c"
 		}
 		payload, _ := json.Marshal(intent.ItemPayload{Mode: mode, Files: paths})
-		items = append(items, store.Item{Stage: review.StageIntent, Key: fmt.Sprintf("%s%04d", prefix, len(items)+1), Payload: payload})
+		items = append(items, review.Item{Stage: review.StageIntent, Key: fmt.Sprintf("%s%04d", prefix, len(items)+1), Payload: payload})
 	}
 	if mode == intent.ModePerFile {
 		for _, f := range reviewed {
@@ -510,7 +509,7 @@ func preamble(data []byte) string {
 
 // checkContents refuses a diff review whose changed files cannot be read:
 // every finding on them would be unanchored for want of the code.
-func checkContents(files []store.File, req Request, haveSource bool) error {
+func checkContents(files []review.File, req Request, haveSource bool) error {
 	var missing []string
 	reviewed := 0
 	for _, f := range files {

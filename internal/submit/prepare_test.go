@@ -11,8 +11,8 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/demo"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/stages/intent"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 func gitRepo(t *testing.T, base, head map[string]string) string {
@@ -50,8 +50,8 @@ func gitRepo(t *testing.T, base, head map[string]string) string {
 	return dir
 }
 
-func files(nr store.NewReview) map[string]store.File {
-	m := map[string]store.File{}
+func files(nr review.NewReview) map[string]review.File {
+	m := map[string]review.File{}
 	for _, f := range nr.Files {
 		m[f.Path] = f
 	}

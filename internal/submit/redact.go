@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/reviewfleet/reviewfleet/internal/redact"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // ReasonSecretName is the skip reason of a file whose path holds a secret
@@ -21,7 +21,7 @@ const ReasonSecretName = "secret_in_name"
 // Contents come first, in path order, so that a snapshot redacting the
 // same files in the same order (internal/snapshot) numbers them the same.
 // It returns how many secrets were replaced.
-func redactReview(nr *store.NewReview) int {
+func redactReview(nr *review.NewReview) int {
 	r := redact.New()
 	order := make([]int, len(nr.Files))
 	for i := range order {

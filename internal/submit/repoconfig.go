@@ -5,7 +5,7 @@ import (
 	"path"
 
 	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // ReasonRepoIgnored is the skip reason of a file a .reviewfleet.yaml of the
@@ -18,7 +18,7 @@ const ReasonRepoIgnored = "ignored_by_repo_config"
 // records the invalid configuration files as warnings. A configuration
 // that cannot be read at all is a warning too: the review goes on with the
 // defaults.
-func applyRepoConfig(nr *store.NewReview, read readFiles, fromBase bool) {
+func applyRepoConfig(nr *review.NewReview, read readFiles, fromBase bool) {
 	if read == nil {
 		return
 	}
@@ -28,14 +28,14 @@ func applyRepoConfig(nr *store.NewReview, read readFiles, fromBase bool) {
 	}
 	blobs, err := read(repoconfig.Paths(paths), repoconfig.MaxFileBytes+1)
 	if err != nil {
-		nr.ConfigWarnings = append(nr.ConfigWarnings, repoconfig.Warning{File: repoconfig.FileName,
+		nr.ConfigWarnings = append(nr.ConfigWarnings, review.ConfigWarning{File: repoconfig.FileName,
 			Message: fmt.Sprintf("could not read the repository configuration: %v", err)})
 		return
 	}
 	files := map[string][]byte{}
 	for name, b := range blobs {
 		if b.Data == nil && b.Size > 0 {
-			nr.ConfigWarnings = append(nr.ConfigWarnings, repoconfig.Warning{File: name,
+			nr.ConfigWarnings = append(nr.ConfigWarnings, review.ConfigWarning{File: name,
 				Message: fmt.Sprintf("larger than %d bytes", repoconfig.MaxFileBytes)})
 			continue
 		}
@@ -51,7 +51,7 @@ func applyRepoConfig(nr *store.NewReview, read readFiles, fromBase bool) {
 		if fromBase && path.Base(f.Path) == repoconfig.FileName {
 			// A change to the review's own rules is always reviewed, and
 			// said to apply only from the next review on.
-			nr.ConfigWarnings = append(nr.ConfigWarnings, repoconfig.Warning{File: f.Path,
+			nr.ConfigWarnings = append(nr.ConfigWarnings, review.ConfigWarning{File: f.Path,
 				Message: "changed by this change: the review follows the configuration the base holds; the change applies from the next review on"})
 		} else if ignored, _ := cfg.Ignored(f.Path); ignored {
 			f.SkipReason, f.Content = ReasonRepoIgnored, nil

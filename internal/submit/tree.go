@@ -14,14 +14,14 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/diff"
 	"github.com/reviewfleet/reviewfleet/internal/gitsrc"
 	"github.com/reviewfleet/reviewfleet/internal/redact"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // markLinks sets aside the changed files that are symlinks in the work tree
 // at dir (or lie under one): a plain diff does not say so, and their
 // content would be what the link points to, not the change.
-func markLinks(files []store.File, dir string) {
+func markLinks(files []review.File, dir string) {
 	for i, f := range files {
 		if f.SkipReason != "" {
 			continue
@@ -37,7 +37,7 @@ func markLinks(files []store.File, dir string) {
 // it, and deleted (or renamed-away) files must be gone. Otherwise findings
 // would be checked against other code — with the tree at the base
 // revision, every one of them would be dropped as unanchored.
-func checkPatched(dir string, parsed []*diff.File, files []store.File) error {
+func checkPatched(dir string, parsed []*diff.File, files []review.File) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("check the work tree %s: %w", dir, err)
@@ -93,7 +93,7 @@ func checkPatched(dir string, parsed []*diff.File, files []store.File) error {
 // what is reviewed: the changed files first, then every tracked file (every
 // file, outside a git repository) within the capture bounds. Paths the
 // sandbox denies are not copied.
-func captureTree(ctx context.Context, cfg config.Config, cacheDir, dir string, files []store.File) (string, error) {
+func captureTree(ctx context.Context, cfg config.Config, cacheDir, dir string, files []review.File) (string, error) {
 	var changed []string
 	for _, f := range files {
 		if f.Change != string(diff.StatusDeleted) {

@@ -21,6 +21,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/publish"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/render"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/submit"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
@@ -151,7 +152,7 @@ func (r *recorder) Submit(ctx context.Context, req submit.Request) (string, erro
 	if failing {
 		return "", errors.New("the fleet's database is away")
 	}
-	return r.st.CreateReview(ctx, store.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
+	return r.st.CreateReview(ctx, review.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
 		BaseSHA: req.Base, HeadSHA: req.Head, IntentMode: "per_file", Timeout: time.Hour})
 }
 
@@ -293,7 +294,7 @@ func (p preparer) Submit(ctx context.Context, req submit.Request) (string, error
 	if _, err := submit.Prepare(ctx, config.Default(), req); err != nil {
 		return "", err
 	}
-	return p.st.CreateReview(ctx, store.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
+	return p.st.CreateReview(ctx, review.NewReview{Repo: req.Repo, Source: "url", BaseRef: req.Base, HeadRef: req.Head,
 		BaseSHA: req.Base, HeadSHA: req.Head, IntentMode: "per_file", Timeout: time.Hour})
 }
 

@@ -35,8 +35,8 @@ func TestEvalFencesTheClaimAndTheExpertsEvidence(t *testing.T) {
 		Verdict: review.VerdictConfirmed, ConfidenceBefore: 0.7, ConfidenceAfter: 0.8, Reason: stagetest.HostileDescription, Evidence: evidence}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Advance(ctx, id, review.StageExpert, review.StageEval, func(context.Context, *store.Tx) ([]store.Item, error) {
-		return []store.Item{{Key: pipeline.FindingKey(fs[0].ID)}}, nil
+	if _, err := st.Advance(ctx, id, review.StageExpert, review.StageEval, func(context.Context, *store.Tx) ([]review.Item, error) {
+		return []review.Item{{Key: pipeline.FindingKey(fs[0].ID)}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ const SchemaName = "reviewfleet_expert"
 // Snapshots finds (or builds) the directory holding a review's head tree
 // and keeps it on disk until release is called.
 type Snapshots interface {
-	Acquire(ctx context.Context, r store.Review) (root string, release func(), err error)
+	Acquire(ctx context.Context, r review.Review) (root string, release func(), err error)
 }
 
 // Handler runs expert tasks.
@@ -274,7 +274,7 @@ func storableResult(res agent.Result) agent.Result {
 // changedFilesOnly reports whether the review's snapshot holds only its
 // changed files. Acquire records that in the review when it falls back, so
 // the first run of a review reads it again.
-func (h *Handler) changedFilesOnly(ctx context.Context, r store.Review) (bool, error) {
+func (h *Handler) changedFilesOnly(ctx context.Context, r review.Review) (bool, error) {
 	if r.SnapshotFallback != "" {
 		return true, nil
 	}

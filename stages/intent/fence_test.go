@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/untrusted"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // TestUserMessageFencesInjection puts each case of the injection corpus in
@@ -34,9 +34,9 @@ func TestUserMessageFencesInjection(t *testing.T) {
 			for _, l := range lines {
 				diffText.WriteString("+" + l + "\n")
 			}
-			f := store.File{Path: "x.txt", Change: "added", Diff: diffText.String(), Content: &text, ChangedLines: []int{1}}
+			f := review.File{Path: "x.txt", Change: "added", Diff: diffText.String(), Content: &text, ChangedLines: []int{1}}
 			fence := untrusted.New()
-			msg, err := userMessage(store.Review{Repo: "r", Purpose: text}, []store.File{f}, false, fence)
+			msg, err := userMessage(review.Review{Repo: "r", Purpose: text}, []review.File{f}, false, fence)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,12 +12,10 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/llmfake"
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
-	"github.com/reviewfleet/reviewfleet/internal/repoconfig"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 	"github.com/reviewfleet/reviewfleet/stages/intent"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // hostileRepo is a repository name as a submitter may give it.
@@ -43,8 +41,8 @@ func TestIntentFencesEverythingFromTheRepository(t *testing.T) {
 			})
 			st := stagetest.Store(t)
 			content, diffText := stagetest.HostileFile()
-			rules := repoconfig.Rules{Instructions: stagetest.HostileInstructions}
-			files := []store.File{
+			rules := review.Rules{Instructions: stagetest.HostileInstructions}
+			files := []review.File{
 				{Path: stagetest.HostileName, Change: "modified", Diff: diffText, ChangedLines: []int{2, 3}, Content: &content, Rules: rules},
 				{Path: "renamed.go", OldPath: stagetest.HostileName + ".orig", Change: "renamed", Diff: diffText, ChangedLines: []int{2}, Content: &content, Rules: rules},
 				{Path: stagetest.HostileName + ".png", Change: "added", Binary: true, SkipReason: "binary"},
@@ -54,10 +52,10 @@ func TestIntentFencesEverythingFromTheRepository(t *testing.T) {
 				item = []string{stagetest.HostileName, "renamed.go"}
 			}
 			payload, _ := json.Marshal(intent.ItemPayload{Mode: mode, Files: item})
-			id, err := st.CreateReview(ctx, store.NewReview{Repo: hostileRepo, Source: "commits", BaseRef: stagetest.HostileRef, HeadRef: stagetest.HostileRef + "2",
+			id, err := st.CreateReview(ctx, review.NewReview{Repo: hostileRepo, Source: "commits", BaseRef: stagetest.HostileRef, HeadRef: stagetest.HostileRef + "2",
 				BaseSHA: "0123456789abcdef", HeadSHA: "fedcba9876543210", Purpose: stagetest.HostileMessage, IntentMode: mode, Timeout: time.Hour,
 				Config: pipeline.Snapshot(config.Default()), Files: files,
-				Items: []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
+				Items: []review.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
 			if err != nil {
 				t.Fatal(err)
 			}

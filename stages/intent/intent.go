@@ -73,7 +73,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 	if err := json.Unmarshal(it.Payload, &ip); err != nil || len(ip.Files) == 0 {
 		return pipeline.Permanent(fmt.Errorf("intent item %s has no files: %s", p.Item, it.Payload))
 	}
-	var files []store.File
+	var files []review.File
 	for _, name := range ip.Files {
 		f, err := h.Store.GetFile(ctx, p.ReviewID, name)
 		if err != nil {
@@ -128,7 +128,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 // Everything taken from the change is fenced: the repository, refs and
 // purpose in one block, each file (its heading, diff and content) in
 // another, so no name from the repository starts a line of the message.
-func userMessage(r store.Review, files []store.File, chunked bool, fence untrusted.Fence) (string, error) {
+func userMessage(r review.Review, files []review.File, chunked bool, fence untrusted.Fence) (string, error) {
 	var b strings.Builder
 	var head strings.Builder
 	fmt.Fprintf(&head, "Repository: %s\nChange: %s..%s\n", untrusted.Name(redact.String(r.Repo)), short(r.BaseRef, r.BaseSHA), short(r.HeadRef, r.HeadSHA))
@@ -175,7 +175,7 @@ func short(ref, sha string) string {
 // normalise turns the model's reply into findings: the file is matched to
 // the files the item covers (in per-file mode the item's file is the only
 // possible one), ranges are put in order, values are bounded.
-func normalise(out reply, files []store.File) []review.Finding {
+func normalise(out reply, files []review.File) []review.Finding {
 	var fs []review.Finding
 	for _, r := range out.Findings {
 		file, ok := matchFile(r.File, files)
@@ -219,7 +219,7 @@ func normalise(out reply, files []store.File) []review.Finding {
 	return fs
 }
 
-func matchFile(name string, files []store.File) (string, bool) {
+func matchFile(name string, files []review.File) (string, bool) {
 	if len(files) == 1 {
 		return files[0].Path, true
 	}
@@ -269,7 +269,7 @@ const maxListedFiles = 300
 // and size, so a finding can name breakage across files (a caller not
 // updated, a renamed symbol still used elsewhere) even though the model
 // sees only some diffs.
-func changeList(all []store.FileSummary, fence untrusted.Fence) string {
+func changeList(all []review.FileSummary, fence untrusted.Fence) string {
 	if len(all) == 0 {
 		return ""
 	}
@@ -296,7 +296,7 @@ func changeList(all []store.FileSummary, fence untrusted.Fence) string {
 // quoteWindow is how far from the cited lines a quote may be found.
 const quoteWindow = 10
 
-func headLines(files []store.File, path string) []string {
+func headLines(files []review.File, path string) []string {
 	for _, f := range files {
 		if f.Path == path && f.Content != nil {
 			return source.Split(*f.Content)

@@ -49,15 +49,15 @@ const cssDiff = `diff --git a/site.css b/site.css
 func setup(t *testing.T, cfg config.Config, mode string, files map[string]string) (*store.Store, string) {
 	t.Helper()
 	st := stagetest.Store(t)
-	nr := store.NewReview{Repo: "/r", Source: "diff", Purpose: "Compute results in the background", IntentMode: mode, Timeout: time.Hour, Config: pipeline.Snapshot(cfg)}
+	nr := review.NewReview{Repo: "/r", Source: "diff", Purpose: "Compute results in the background", IntentMode: mode, Timeout: time.Hour, Config: pipeline.Snapshot(cfg)}
 	var paths []string
 	for p, d := range files {
 		content := strings.Repeat("line\n", 20)
-		nr.Files = append(nr.Files, store.File{Path: p, Change: "modified", Diff: d, ChangedLines: []int{11, 12}, Content: &content})
+		nr.Files = append(nr.Files, review.File{Path: p, Change: "modified", Diff: d, ChangedLines: []int{11, 12}, Content: &content})
 		paths = append(paths, p)
 	}
 	payload, _ := json.Marshal(intent.ItemPayload{Mode: mode, Files: paths})
-	nr.Items = []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}
+	nr.Items = []review.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}
 	id, err := st.CreateReview(context.Background(), nr)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 	if len(file.Packs) == 0 || len(file.Packs) == 5 {
 		t.Errorf("a goroutine diff should select some packs, not all: %v", file.Packs)
 	}
-	if it, _ := st.GetItem(ctx, id, review.StageIntent, "i1"); it.Status != store.ItemDone {
+	if it, _ := st.GetItem(ctx, id, review.StageIntent, "i1"); it.Status != review.ItemDone {
 		t.Errorf("item %s", it.Status)
 	}
 }
@@ -169,14 +169,14 @@ func TestIntentSeesEveryFileTheChangeTouches(t *testing.T) {
 	st := stagetest.Store(t)
 	content := strings.Repeat("line\n", 20)
 	payload, _ := json.Marshal(intent.ItemPayload{Mode: intent.ModePerFile, Files: []string{"worker.go"}})
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/r", Source: "diff", IntentMode: intent.ModePerFile, Timeout: time.Hour,
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "/r", Source: "diff", IntentMode: intent.ModePerFile, Timeout: time.Hour,
 		Config: pipeline.Snapshot(config.Default()),
-		Files: []store.File{
+		Files: []review.File{
 			{Path: "worker.go", Change: "modified", Diff: goDiff, ChangedLines: []int{11, 12}, Content: &content},
 			{Path: "api/compute.go", OldPath: "api/calc.go", Change: "renamed"},
 			{Path: "api/legacy.go", Change: "deleted"},
 		},
-		Items: []store.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
+		Items: []review.Item{{Stage: review.StageIntent, Key: "i1", Payload: payload}}})
 	if err != nil {
 		t.Fatal(err)
 	}

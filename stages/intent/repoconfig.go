@@ -6,7 +6,6 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/untrusted"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // repoInstructions appends to the purpose the instructions the
@@ -14,7 +13,7 @@ import (
 // distinct text with the files it applies to. They come from the change
 // itself, so they are fenced like the purpose, with the names of the
 // files they apply to.
-func repoInstructions(files []store.File, fence untrusted.Fence) string {
+func repoInstructions(files []review.File, fence untrusted.Fence) string {
 	var order []string
 	byText := map[string][]string{}
 	for _, f := range files {
@@ -37,7 +36,7 @@ func repoInstructions(files []store.File, fence untrusted.Fence) string {
 
 // disabled reports whether the repository's configuration turned risk off
 // for the file at path.
-func disabled(files []store.File, path string, risk review.RiskType) bool {
+func disabled(files []review.File, path string, risk review.RiskType) bool {
 	for _, f := range files {
 		if f.Path == path {
 			return f.Rules.Disabled(risk)

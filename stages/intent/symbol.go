@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/fingerprint"
-	"github.com/reviewfleet/reviewfleet/store"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
 // enclosingSymbol names the declaration a finding on line sits in: from
 // the head content when the review holds it, otherwise from the section
 // text of the last hunk header at or above the line.
-func enclosingSymbol(files []store.File, path string, line int) string {
+func enclosingSymbol(files []review.File, path string, line int) string {
 	for _, f := range files {
 		if f.Path != path {
 			continue

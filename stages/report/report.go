@@ -36,7 +36,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 	if err != nil {
 		return err
 	}
-	rep.Status = store.StatusDone
+	rep.Status = string(review.ReviewDone)
 	if rep.FinishedAt.IsZero() {
 		rep.FinishedAt = time.Now().UTC() // the review is done when its report is stored
 	}
@@ -70,7 +70,7 @@ func Build(ctx context.Context, st *store.Store, reviewID string) (*render.Repor
 }
 
 // BuildFor is Build for a review already loaded.
-func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Report, error) {
+func BuildFor(ctx context.Context, st *store.Store, r review.Review) (*render.Report, error) {
 	reviewID := r.ID
 	cfg := pipeline.Settings(r)
 	files, err := st.ListFiles(ctx, reviewID)
@@ -100,7 +100,7 @@ func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Rep
 
 	rep := &render.Report{
 		ToolVersion: Version, ReviewID: r.ID, Repo: redact.String(r.Repo), BaseRef: r.BaseRef, HeadRef: r.HeadRef, // a clone URL may carry a token
-		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: r.Status, Error: r.Error,
+		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Status: string(r.Status), Error: r.Error,
 		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, CreatedAt: r.CreatedAt,
 		Threshold:   cfg.Harness.ConfidenceThreshold,
 		EvalSummary: map[review.RiskType]render.EvalCounts{},
@@ -115,7 +115,7 @@ func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Rep
 	if note := budgetNote(r, cfg); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if note := SnapshotNote(r); note != "" && (r.Status != store.StatusFailed || len(runs) > 0) {
+	if note := SnapshotNote(r); note != "" && (r.Status != review.ReviewFailed || len(runs) > 0) {
 		// Only about a run that happened: a review that failed before its
 		// expert finished anything has no expert view to qualify.
 		rep.Notes = append(rep.Notes, "The expert saw only the changed files, not the whole head tree: "+note+".")
@@ -132,7 +132,7 @@ func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Rep
 	for _, it := range failed {
 		rep.FailedItems = append(rep.FailedItems, render.FailedItem{Stage: string(it.Stage), ItemKey: it.Key, Error: it.Error})
 	}
-	if r.Status == store.StatusFailed {
+	if r.Status == review.ReviewFailed {
 		// Failed or interrupted: say what never ran, so nothing below
 		// reads as the result of a complete review.
 		if err := unfinished(ctx, st, r, rep); err != nil {
@@ -158,7 +158,7 @@ func BuildFor(ctx context.Context, st *store.Store, r store.Review) (*render.Rep
 		if run, ok := runs[f.ID]; ok {
 			rf.Expert = expertRun(run)
 		}
-		if r.Status == store.StatusFailed {
+		if r.Status == review.ReviewFailed {
 			rf.StoppedAt, rf.MissedStages = stoppedAt(rf.Trail, rep.StoppedAt, rep.StagesNotRun)
 		}
 		for _, l := range source.Window(content[f.File], f.LineStart, f.LineEnd, 2) {
@@ -245,7 +245,7 @@ func expertRun(run store.ExpertRun) *render.ExpertRun {
 // unfinished fills in what a failed or interrupted review did not run: the
 // items that never finished, each with the last reason it was given back
 // for, and the stages it never reached.
-func unfinished(ctx context.Context, st *store.Store, r store.Review, rep *render.Report) error {
+func unfinished(ctx context.Context, st *store.Store, r review.Review, rep *render.Report) error {
 	rep.StoppedAt = string(r.Stage)
 	items, err := st.UnfinishedItems(ctx, r.ID)
 	if err != nil {
@@ -313,7 +313,7 @@ func outOfRange(content string, f review.Finding) (string, bool) {
 
 // budgetNote says how many items were skipped because the review's LLM
 // budget was spent, and which setting to raise ("" when none was).
-func budgetNote(r store.Review, cfg config.Config) string {
+func budgetNote(r review.Review, cfg config.Config) string {
 	if r.SkippedBudget == 0 {
 		return ""
 	}
@@ -326,7 +326,7 @@ func budgetNote(r store.Review, cfg config.Config) string {
 // is empty when it saw the head tree. A review of a diff alone has no work
 // tree to name, and its fallback was recorded as "the work tree  is not on
 // this worker" with a blank path: such a review is described as what it is.
-func SnapshotNote(r store.Review) string {
+func SnapshotNote(r review.Review) string {
 	if r.SnapshotFallback == "" {
 		return ""
 	}

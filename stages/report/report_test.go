@@ -157,9 +157,9 @@ func TestBuildDroppedFindingsCarryNoCode(t *testing.T) {
 			Description: fmt.Sprintf("finding %d", i), Severity: review.High, Confidence: 0.9})
 	}
 	c := b.String()
-	id, err := st.CreateReview(ctx, store.NewReview{Repo: "/repo", Source: "diff", IntentMode: "per_file", Timeout: time.Hour,
-		Config: pipeline.Snapshot(config.Default()), Items: []store.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
-		Files: []store.File{{Path: "a.go", Change: "modified", ChangedLines: []int{1}, Content: &c}}})
+	id, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "diff", IntentMode: "per_file", Timeout: time.Hour,
+		Config: pipeline.Snapshot(config.Default()), Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}},
+		Files: []review.File{{Path: "a.go", Change: "modified", ChangedLines: []int{1}, Content: &c}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestBuildDroppedFindingsCarryNoCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Triage keeps one and drops the rest; the review goes to its report.
-	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageReport, func(ctx context.Context, tx *store.Tx) ([]store.Item, error) {
+	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageReport, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
 		var ds []store.Triage
 		for _, f := range stored[1:] {
 			ds = append(ds, store.Triage{FindingID: f.ID, Status: review.StatusDropped, Reason: "cap_per_risk_type"})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // selectByRules is render.Select with the thresholds of the repository's
@@ -15,7 +14,7 @@ import (
 // configured ones for its findings. Findings are selected in groups that
 // share their thresholds (duplicates only ever share a file, so grouping
 // loses none) and the lists are put back in report order.
-func selectByRules(active []render.Finding, threshold float64, overrides map[review.RiskType]float64, files []store.File) (kept, below []render.Finding) {
+func selectByRules(active []render.Finding, threshold float64, overrides map[review.RiskType]float64, files []review.File) (kept, below []render.Finding) {
 	perFile := map[string]map[review.RiskType]float64{}
 	for _, f := range files {
 		if len(f.Rules.Thresholds) == 0 {

@@ -68,14 +68,14 @@ func TestSnapshotNoteNeverBlank(t *testing.T) {
 	t.Parallel()
 	blank := "the work tree  is not on this worker" // as recorded with an empty path
 	cases := []struct {
-		r    store.Review
+		r    review.Review
 		want string
 	}{
-		{store.Review{Source: "diff", SnapshotFallback: blank}, "the review is of a diff alone, without a work tree"},
-		{store.Review{Source: "diff", Snapshot: "/cache/trees/abc", SnapshotFallback: "the work tree /cache/trees/abc is not on this worker"},
+		{review.Review{Source: "diff", SnapshotFallback: blank}, "the review is of a diff alone, without a work tree"},
+		{review.Review{Source: "diff", Snapshot: "/cache/trees/abc", SnapshotFallback: "the work tree /cache/trees/abc is not on this worker"},
 			"the work tree /cache/trees/abc is not on this worker"},
-		{store.Review{Source: "url", SnapshotFallback: "fetch abc: unreachable"}, "fetch abc: unreachable"},
-		{store.Review{Source: "diff"}, ""},
+		{review.Review{Source: "url", SnapshotFallback: "fetch abc: unreachable"}, "fetch abc: unreachable"},
+		{review.Review{Source: "diff"}, ""},
 	}
 	for _, c := range cases {
 		got := report.SnapshotNote(c.r)

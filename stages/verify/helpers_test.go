@@ -1,7 +1,7 @@
 package verify_test
 
-import "github.com/reviewfleet/reviewfleet/store"
+import "github.com/reviewfleet/reviewfleet/internal/review"
 
-func stagetestFile(content string, changed []int) *store.File {
-	return &store.File{Path: "a.go", Content: &content, ChangedLines: changed}
+func stagetestFile(content string, changed []int) *review.File {
+	return &review.File{Path: "a.go", Content: &content, ChangedLines: changed}
 }

@@ -54,7 +54,7 @@ type Check struct {
 // Deterministic runs the checks that need no model: the file is in the head
 // snapshot, the range is inside the file, and it lies within window lines
 // of a changed line.
-func Deterministic(f review.Finding, file *store.File, window int) Check {
+func Deterministic(f review.Finding, file *review.File, window int) Check {
 	if file == nil || file.Content == nil {
 		return Check{Reason: fmt.Sprintf("file %s is not in the head snapshot", f.File)}
 	}
@@ -92,7 +92,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 		return err
 	}
 	cfg, f := t.Config, t.Finding
-	var file *store.File
+	var file *review.File
 	if sf, err := h.Store.GetFile(ctx, p.ReviewID, f.File); err == nil {
 		file = &sf
 	} else if !errors.Is(err, store.ErrNotFound) {
@@ -143,7 +143,7 @@ func Apply(before float64, anchored bool, adjusted, floor float64) (after float6
 // userMessage shows the finding and the code it cites. The finding is the
 // intent model's reading of the change, and names a file of it: both are
 // fenced with the code, and the file's name appears only inside fences.
-func userMessage(f review.Finding, file *store.File, fence untrusted.Fence) string {
+func userMessage(f review.Finding, file *review.File, fence untrusted.Fence) string {
 	name := untrusted.Name(f.File)
 	var b strings.Builder
 	b.WriteString("Finding to verify:\n")
