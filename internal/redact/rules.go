@@ -35,6 +35,10 @@ var Rules = []Rule{
 	// match: AWS's published example keys and made-up ones that are not
 	// base32 look exactly like real ones to a reader, so they go too.
 	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16})\b`), Hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "asca"}},
+	// An access key id and its secret side by side, as the console's
+	// credentials CSV and many notes write them: the 40 characters after
+	// the id on the same line.
+	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t]*[,;:|\t ][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Hints: []string{"akia", "asia"}},
 	// AWS secret access keys assigned to aws_secret* names in any style;
 	// 40 characters of key alphabet is specific enough that an "EXAMPLE"
 	// inside does not make it a placeholder.
@@ -44,6 +48,10 @@ var Rules = []Rule{
 	{Kind: "azure-sas", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:SharedAccessSignature=|[?&;]|\b)sig=([A-Za-z0-9%+/=]{20,})`), Hints: []string{"sig="}},
 	// Azure AD client secrets (the current format with "Q~" in place 4-5).
 	{Kind: "azure-client-secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`), Hints: []string{"q~"}},
+	// A token split into concatenated literals ("ghp_ab" + "cd…") so that
+	// no single literal has the token's full length: the literals from the
+	// one holding the prefix to the last one joined to it.
+	{Kind: "split-token", Group: 1, Pattern: regexp.MustCompile(`["'\x60]((?:gh[pousr]_|github_pat_|glpat-|xox[abprs]-|[sr]k_live_|sk_test_|sk-|dckr_pat_|AKIA|ASIA|AIza|hf_|npm_)[A-Za-z0-9_\-]*(?:["'\x60]\s*\+\s*["'\x60][A-Za-z0-9_\-/+=]+)+)["'\x60]`), Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "_live_", "sk_test_", "sk-", "dckr_pat_", "akia", "asia", "aiza", "hf_", "npm_"}},
 	// GitHub tokens: personal, OAuth, user-to-server, server-to-server,
 	// refresh, and fine-grained personal tokens.
 	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
@@ -84,6 +92,12 @@ var Rules = []Rule{
 	// getConnection(url, user, pw), LDAP binds, Go's PlainAuth.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:login|getconnection|authenticate|simple_bind_s|bind_s|connect_with_password|with_?credentials|set_?credentials)\s*\((?:[^()]*?,\s*)["'\x60]([^"'\x60]{4,})["'\x60]\s*\)`), Valid: notPlaceholder, Hints: []string{"login", "getconnection", "authenticate", "bind_s", "credentials", "password"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bPlainAuth\(\s*[^,()]*,\s*[^,()]*,\s*["'\x60]([^"'\x60]{4,})["'\x60]`), Valid: notPlaceholder, Hints: []string{"plainauth("}},
+	// Credentials given to a command as flags: --password S, --db-password=S,
+	// --token S, --api-key=S. A password flag takes any literal that is not
+	// a word, path or variable; the token flags only strong values, since
+	// such a flag often names where a token is rather than holding it.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:password|passwd)(?:=|\s+)["']?([^\s"']+)`), Valid: iniValue, Hints: []string{"-password", "-passwd"}},
+	{Kind: "secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:token|api-key|apikey|client-secret|secret-key|secret-access-key)(?:=|\s+)["']?([^\s"']+)`), Valid: strongValue, Hints: []string{"-token", "-api-key", "-apikey", "-client-secret", "-secret-key", "-secret-access-key"}},
 	// .netrc and redis.conf write the keyword, a space, the password.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
