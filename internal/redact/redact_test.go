@@ -238,3 +238,18 @@ func TestDiffContinuedLiteral(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+// TestZeroWidthInsideToken checks that invisible characters inside a
+// token or before a name do not hide it, and that the text around the
+// value, other multi-byte characters included, is kept.
+func TestZeroWidthInsideToken(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"tok := \"ghp_\u200bQm3vX9tL2pR8sK1wN4yB7cF0hJ6dG2aZ5eQ8u\" // \ufffd é", "tok := \"[REDACTED:github-token:1]\" // \ufffd é"},
+		{"key = \"sk_live_4Fh\u200d8qT2mL5pR9sK3wN7y\u2060B1c\"", "key = \"[REDACTED:stripe-key:1]\""},
+		{"\ufeffAPI_TOKEN=Kq7vX2mL9pR4sT8wN1yB5cF3h", "\ufeffAPI_TOKEN=[REDACTED:secret:1]"},
+	} {
+		if got := String(c.in); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}

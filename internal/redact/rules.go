@@ -1,6 +1,10 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
 
 // Rule is one kind of secret found on a single line: a pattern whose
 // group Group is the secret value, and an optional filter of candidate
@@ -126,4 +130,39 @@ var Rules = []Rule{
 	//                (any value that is not a placeholder), YAML, JSON and
 	//                source (strong values only), including block scalars
 	//                and values continued on the next lines (assign.go)
+}
+
+// zeroWidth are the invisible characters a token can be split with so
+// that no pattern sees its prefix and body together: zero-width space,
+// non-joiner and joiner, word joiner, and the byte-order mark.
+const zeroWidth = "\u200b\u200c\u200d\u2060\ufeff"
+
+// foldedHits is ruleHits on the line with zero-width characters taken
+// out, its hits mapped back onto the line as given: the value replaced
+// includes the characters hidden inside it.
+func foldedHits(l string) []hit {
+	// Every zero-width character starts with byte 0xE2 or 0xEF: lines
+	// without either (nearly all) skip the rune scan.
+	if (strings.IndexByte(l, 0xE2) < 0 && strings.IndexByte(l, 0xEF) < 0) || !strings.ContainsAny(l, zeroWidth) {
+		return ruleHits(l)
+	}
+	var b strings.Builder
+	at := make([]int, 0, len(l)+1) // at[k] is where byte k of the folded line is in l
+	for i := 0; i < len(l); {
+		c, n := utf8.DecodeRuneInString(l[i:])
+		if strings.ContainsRune(zeroWidth, c) {
+			i += n
+			continue
+		}
+		b.WriteString(l[i : i+n])
+		for k := range n {
+			at = append(at, i+k)
+		}
+		i += n
+	}
+	hits := ruleHits(b.String())
+	for i, h := range hits {
+		hits[i] = hit{at[h.start], at[h.end-1] + 1, h.kind}
+	}
+	return hits
 }
