@@ -23,6 +23,7 @@ var setSpace = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:set|SET)\
 
 // bracketKey is a value stored under a quoted key in a map or header set:
 // headers['X-Api-Key'] = '…', os.environ["DB_PASSWORD"] = "…".
+// It is code: only strong values count.
 var bracketKey = regexp.MustCompile(`\[\s*["']([A-Za-z_][\w.\-]*)["']\s*\]\s*=\s*["']([^"'\s]+)["']`)
 
 // nameValue is a setting written as a name and a value beside it:
@@ -89,7 +90,7 @@ func assignments(l, low string) []hit {
 	}
 	if strings.Contains(l, "]") {
 		for _, m := range bracketKey.FindAllStringSubmatchIndex(l, -1) {
-			if kind := secretKind(l[m[2]:m[3]]); kind != "" && iniValue(l[m[4]:m[5]]) {
+			if kind := secretKind(l[m[2]:m[3]]); kind != "" && strongValue(l[m[4]:m[5]]) {
 				hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
 			}
 		}

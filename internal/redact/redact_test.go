@@ -104,6 +104,7 @@ var ruleCases = []struct{ kind, name, in, value string }{
 	{"password", "flag", `mysqladmin --user=root --password Zq8rT4mW2pLx status`, "Zq8rT4mW2pLx"},
 	{"password", "prefixed flag", `helm upgrade app ./chart --set x=1 --db-password=Zq8rT4mW2pLx`, "Zq8rT4mW2pLx"},
 	{"secret", "token flag", `vault login --token=hvs4Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2e`, "hvs4Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2e"},
+	{"secret", "token flag in a backquoted command", "run(`tool login --token Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u`, 1)", "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
 	{"secret", "api-key flag", `cli deploy --api-key Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u`, "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
 	{"password", "cmd set", `set DB_PASSWORD Zq8rT4mW2pLx`, "Zq8rT4mW2pLx"},
 	{"secret", "fish set -x", `set -x API_TOKEN 'Kq7vX2mL9pR4sT8wN1yB5cF3h'`, "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
@@ -165,6 +166,7 @@ func TestNotSecrets(t *testing.T) {
 		`set PASSWORD $argv[1]`,
 		`headers['Authorization'] = 'Bearer ' + token`,
 		`cfg['api_key'] = os.environ['API_KEY']`,
+		`env["GITHUB_TOKEN"] = "secret-token"`,
 		`prefix = "ghp_" + name`,
 	} {
 		if out := String(in); out != in {
@@ -236,6 +238,15 @@ func TestDiffContinuedLiteral(t *testing.T) {
 	want := "@@ -1,0 +1,3 @@\n+aws_secret = \"[REDACTED:aws-secret:1]\"\n+    \"[REDACTED:aws-secret:1]\"\n+region = \"eu-west-1\"\n"
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestFlagValueEnds checks that a flag's value stops at the quote or
+// backtick around the command: the code after it is kept.
+func TestFlagValueEnds(t *testing.T) {
+	in := "run(`tool login --password Zq8rT4mW2pLx`, 1)"
+	if got, want := String(in), "run(`tool login --password [REDACTED:password:1]`, 1)"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }
 

@@ -99,9 +99,10 @@ var Rules = []Rule{
 	// Credentials given to a command as flags: --password S, --db-password=S,
 	// --token S, --api-key=S. A password flag takes any literal that is not
 	// a word, path or variable; the token flags only strong values, since
-	// such a flag often names where a token is rather than holding it.
-	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:password|passwd)(?:=|\s+)["']?([^\s"']+)`), Valid: iniValue, Hints: []string{"-password", "-passwd"}},
-	{Kind: "secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:token|api-key|apikey|client-secret|secret-key|secret-access-key)(?:=|\s+)["']?([^\s"']+)`), Valid: strongValue, Hints: []string{"-token", "-api-key", "-apikey", "-client-secret", "-secret-key", "-secret-access-key"}},
+	// such a flag often names where a token is rather than holding it. The
+	// value stops at a quote or backtick: the flag is often inside one.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:password|passwd)(?:=|\s+)["'\x60]?([^\s"'\x60;]+)`), Valid: iniValue, Hints: []string{"-password", "-passwd"}},
+	{Kind: "secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:token|api-key|apikey|client-secret|secret-key|secret-access-key)(?:=|\s+)["'\x60]?([^\s"'\x60;]+)`), Valid: strongValue, Hints: []string{"-token", "-api-key", "-apikey", "-client-secret", "-secret-key", "-secret-access-key"}},
 	// .netrc and redis.conf write the keyword, a space, the password.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
