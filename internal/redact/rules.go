@@ -131,6 +131,11 @@ var Rules = []Rule{
 	//                (any value that is not a placeholder), YAML, JSON and
 	//                source (strong values only), including block scalars
 	//                and values continued on the next lines (assign.go)
+	//                name and value apart: <add key=… value=…>, fish's and
+	//                cmd's set NAME value, map["NAME"] = … (assign.go);
+	//                Kubernetes env name:/value: lines, <setting> with
+	//                <value> below, a YAML value or list on the next line
+	//                (block.go)
 }
 
 // zeroWidth are the invisible characters a token can be split with so
