@@ -17,6 +17,24 @@ var envLine = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:(?:export|
 // envSpace is a Dockerfile's older ENV NAME value form.
 var envSpace = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*ENV\s+([A-Za-z_][A-Za-z0-9_]*)\s+(\S.*?)\s*$`)
 
+// setSpace is fish's and cmd's set NAME value (fish's set -x NAME value):
+// the space form of an assignment, which envLine takes with "=".
+var setSpace = regexp.MustCompile(`^\s*(?:\d+\s*[|:]?\s+)?[+\- ]?\s*(?:set|SET)\s+(?:-[A-Za-z]+\s+)*([A-Za-z_][A-Za-z0-9_]*)\s+(["']?)([^\s"']+)["']?\s*$`)
+
+// bracketKey is a value stored under a quoted key in a map or header set:
+// headers['X-Api-Key'] = '…', os.environ["DB_PASSWORD"] = "…".
+// It is code: only strong values count.
+var bracketKey = regexp.MustCompile(`\[\s*["']([A-Za-z_][\w.\-]*)["']\s*\]\s*=\s*["']([^"'\s]+)["']`)
+
+// nameValue is a setting written as a name and a value beside it:
+// .NET's <add key="ApiKey" value="…"/>, <add name="DbPassword" value="…"/>,
+// and the {"name": "DB_PASS", "value": "…"} of container definitions.
+var nameValue = regexp.MustCompile(`(?:<[A-Za-z][\w.\-:]*\s[^<>]*?\b(?:key|name)\s*=\s*["']([A-Za-z_][\w.\-:]*)["'][^<>]*?\bvalue\s*=\s*|["']?name["']?\s*:\s*["']([A-Za-z_][\w.\-]*)["']\s*,\s*["']?value["']?\s*:\s*)(["'])([^"']*)["']`)
+
+// settingValue is .NET's <setting name="ClientSecret" …><value>…</value>
+// on one line.
+var settingValue = regexp.MustCompile(`<setting\b[^<>]*\bname\s*=\s*["']([A-Za-z_][\w.\-]*)["'][^<>]*>\s*<value>([^<]+)</value>`)
+
 // iniLine is NAME = value or NAME: value alone on a line with a bare
 // value: INI, TOML without quotes, YAML, .properties. Code assigns
 // expressions the same way, so the value is judged by iniValue.
@@ -63,6 +81,36 @@ func assignments(l, low string) []hit {
 	for _, m := range pairMatches(l) {
 		if kind := secretKind(l[m[4]:m[5]]); kind != "" && notPlaceholder(l[m[8]:m[9]]) && !dotted.MatchString(l[m[8]:m[9]]) {
 			hits = append(hits, hit{m[8], m[9], valueKind(kind, l[m[8]:m[9]])})
+		}
+	}
+	if m := setSpaceMatch(l); m != nil {
+		if kind := secretKind(l[m[2]:m[3]]); kind != "" && iniValue(l[m[6]:m[7]]) {
+			hits = append(hits, hit{m[6], m[7], valueKind(kind, l[m[6]:m[7]])})
+		}
+	}
+	if strings.Contains(l, "]") {
+		for _, m := range bracketKey.FindAllStringSubmatchIndex(l, -1) {
+			if kind := secretKind(l[m[2]:m[3]]); kind != "" && strongValue(l[m[4]:m[5]]) {
+				hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
+			}
+		}
+	}
+	if strings.Contains(low, "value") {
+		for _, m := range nameValue.FindAllStringSubmatchIndex(l, -1) {
+			name := ""
+			if m[2] >= 0 {
+				name = l[m[2]:m[3]]
+			} else if m[4] >= 0 {
+				name = l[m[4]:m[5]]
+			}
+			if kind := secretKind(name); kind != "" && iniValue(l[m[8]:m[9]]) {
+				hits = append(hits, hit{m[8], m[9], valueKind(kind, l[m[8]:m[9]])})
+			}
+		}
+		for _, m := range settingValue.FindAllStringSubmatchIndex(l, -1) {
+			if kind := secretKind(l[m[2]:m[3]]); kind != "" && iniValue(l[m[4]:m[5]]) {
+				hits = append(hits, hit{m[4], m[5], valueKind(kind, l[m[4]:m[5]])})
+			}
 		}
 	}
 	if m := envLine.FindStringSubmatchIndex(l); m != nil {
@@ -132,6 +180,13 @@ func envSpaceMatch(l string) []int {
 		return nil
 	}
 	return envSpace.FindStringSubmatchIndex(l)
+}
+
+func setSpaceMatch(l string) []int {
+	if !strings.Contains(l, "set ") && !strings.Contains(l, "SET ") {
+		return nil
+	}
+	return setSpace.FindStringSubmatchIndex(l)
 }
 
 func xmlMatches(l string) [][]int {

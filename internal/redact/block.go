@@ -30,7 +30,18 @@ var (
 	// line, or whose literal continues there ("…" +, "…" \, "…" .).
 	assignHead = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*(?::=|=|:)\s*(?:(` + lit + `)\s*)?([+.\\])?\s*$`)
 	// litLine is a line holding only a string literal, maybe continued.
-	litLine = regexp.MustCompile(`^\s*(?:\+\s*)?(` + lit + `)\s*([+.\\])?\s*[,;]?\s*$`)
+	litLine = regexp.MustCompile(`^\s*(?:\+\s*)?(` + lit + `)\s*([+.\\])?\s*[,;)]?\s*$`)
+	// yamlKey is "name:" alone on its line: its value, if a scalar, is on
+	// the following more-indented line.
+	yamlKey = regexp.MustCompile(`^\s*-?\s*([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*:\s*$`)
+	// envName is the name of a Kubernetes or Helm env entry, "- name: X",
+	// whose value follows on the next line as "value: …".
+	envName       = regexp.MustCompile(`^\s*-?\s*["']?name["']?\s*:\s*["']?([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*$`)
+	envEntryValue = regexp.MustCompile(`^\s*-?\s*["']?value["']?\s*:\s*(\S.*?)\s*$`)
+	// settingHead is .NET's <setting name="X" …> with its <value> on the
+	// next line.
+	settingHead = regexp.MustCompile(`<setting\b[^<>]*\bname\s*=\s*["']([A-Za-z_][\w.\-]*)["'][^<>]*>\s*$`)
+	valueElem   = regexp.MustCompile(`^\s*<value>([^<]+)</value>`)
 )
 
 // findBlocks finds the secrets that span lines: private-key blocks, YAML
@@ -52,8 +63,23 @@ func findBlocks(lines []string) []block {
 			b, next = pemBlock(lines, i)
 		case strings.Contains(l, "Private-Lines:") && puttyLines.MatchString(l):
 			b, next = puttyBlock(lines, i)
+		case nameHead(l) && (envName.MatchString(l) || settingHead.MatchString(l)):
+			b, next = namedValue(lines, i)
+		case last == '"' || last == '\'':
+			// A literal that ends its line goes on only where the next
+			// line starts with one.
+			if nextIsLit(lines, i) && hinted(strings.ToLower(l), nameHints) && assignHead.MatchString(l) {
+				b, next = continued(lines, i)
+			}
 		case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
 			// Not the head of a block scalar or a continued assignment.
+		case last == ':':
+			if yamlKey.MatchString(l) {
+				b, next = yamlPlain(lines, i)
+			}
+			if b == nil && assignHead.MatchString(l) {
+				b, next = continued(lines, i)
+			}
 		case yamlBlock.MatchString(l):
 			b, next = yamlScalar(lines, i)
 		case assignHead.MatchString(l):
@@ -65,6 +91,24 @@ func findBlocks(lines []string) []block {
 		}
 	}
 	return out
+}
+
+// nameHead reports, cheaply, a line that may name an env entry or a .NET
+// setting whose value is on the next line.
+func nameHead(l string) bool {
+	t := strings.TrimLeft(l, " \t-")
+	return strings.HasPrefix(t, "name") || strings.HasPrefix(t, `"name"`) || strings.HasPrefix(t, "'name'") ||
+		strings.Contains(l, "<setting")
+}
+
+// nextIsLit reports whether the line after i starts with a string literal
+// (after any indent and a joining +).
+func nextIsLit(lines []string, i int) bool {
+	if i+1 >= len(lines) {
+		return false
+	}
+	t := strings.TrimLeft(lines[i+1], " \t+")
+	return t != "" && (t[0] == '"' || t[0] == '\'')
 }
 
 // puttyLines heads the private part of a PuTTY key file; the number is
@@ -164,9 +208,13 @@ func continued(lines []string, i int) (*block, int) {
 	m := assignHead.FindStringSubmatchIndex(lines[i])
 	kind := secretKind(lines[i][m[2]:m[3]])
 	hasLit, more := m[4] >= 0, m[6] >= 0
-	if kind == "" || (hasLit && !more) {
+	if kind == "" {
 		return nil, i + 1
 	}
+	// A literal with nothing after it may still go on: Python and C join
+	// adjacent literals, so the next line holding only a literal is the
+	// value's rest.
+	implicit := hasLit && !more
 	b := &block{kind: kind}
 	var val strings.Builder
 	if hasLit {
@@ -181,7 +229,7 @@ func continued(lines []string, i int) (*block, int) {
 		}
 		val.WriteString(lines[j][lm[2]+1 : lm[3]-1])
 		b.edits = append(b.edits, edit{j, lm[2] + 1, lm[3] - 1})
-		if lm[4] < 0 {
+		if lm[4] < 0 && !implicit {
 			j++
 			break
 		}
@@ -213,4 +261,106 @@ func (b block) apply(lines []string, off []int, marker string) {
 		l, o := lines[e.line], off[e.line]
 		lines[e.line] = l[:o+e.start] + marker + l[o+e.end:]
 	}
+}
+
+// yamlPlain takes the value of "name:" under a secret-looking name when it
+// is a plain scalar on the next, more-indented line, or a list of them:
+//
+//	password:
+//	  value
+//	client_secret:
+//	  - value
+//
+// A nested mapping or anything that reads as code is left alone.
+func yamlPlain(lines []string, i int) (*block, int) {
+	m := yamlKey.FindStringSubmatchIndex(lines[i])
+	kind := secretKind(lines[i][m[2]:m[3]])
+	if kind == "" {
+		return nil, i + 1
+	}
+	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+	b := &block{kind: kind}
+	var parts []string
+	j := i + 1
+	for ; j < len(lines) && j <= i+maxBlockLines; j++ {
+		body := strings.TrimRight(lines[j], " \t\r")
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		lead := len(body) - len(strings.TrimLeft(body, " \t"))
+		if lead <= indent && !(lead == indent && strings.HasPrefix(body[lead:], "- ")) {
+			break
+		}
+		start := lead
+		if strings.HasPrefix(body[start:], "- ") {
+			start += 2
+			for start < len(body) && body[start] == ' ' {
+				start++
+			}
+		} else if len(parts) > 0 {
+			break // a scalar is one line; only list items repeat
+		}
+		s, e := unquote(body, start, len(body))
+		v := body[s:e]
+		// A list under a secret name is as often a list of secrets' names
+		// (compose's secrets: - db-password) as of values: items must be
+		// strong values.
+		item := start != lead
+		if v == "" || yamlMapKey.MatchString(body[start:]) || strings.Contains(v, " #") || strings.ContainsAny(v[:1], "&*!|>") ||
+			!iniValue(v) || (item && !strongValue(v)) {
+			return nil, i + 1
+		}
+		parts = append(parts, v)
+		b.edits = append(b.edits, edit{j, s, e})
+		if !strings.HasPrefix(body[lead:], "- ") {
+			j++
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return nil, i + 1
+	}
+	b.value = strings.Join(parts, "\n")
+	return b, j
+}
+
+// yamlMapKey is a line that opens a nested mapping entry (key: …).
+var yamlMapKey = regexp.MustCompile(`^["']?[A-Za-z_][\w.\-]*["']?\s*:(?:\s|$)`)
+
+// unquote narrows [s, e) of l to inside a pair of matching quotes.
+func unquote(l string, s, e int) (int, int) {
+	if e-s >= 2 && (l[s] == '"' || l[s] == '\'') && l[e-1] == l[s] {
+		return s + 1, e - 1
+	}
+	return s, e
+}
+
+// namedValue takes the value of a setting whose name and value are on two
+// lines: a Kubernetes or Helm env entry (- name: DB_PASS, then value: …)
+// and .NET's <setting name="…"> with <value>…</value> below it. A
+// valueFrom reference has no value to take.
+func namedValue(lines []string, i int) (*block, int) {
+	j := i + 1
+	for j < len(lines) && strings.TrimSpace(lines[j]) == "" && j < i+3 {
+		j++
+	}
+	if j >= len(lines) {
+		return nil, i + 1
+	}
+	var name string
+	var vm []int
+	if m := envName.FindStringSubmatch(lines[i]); m != nil {
+		name, vm = m[1], envEntryValue.FindStringSubmatchIndex(lines[j])
+	} else if m := settingHead.FindStringSubmatch(lines[i]); m != nil {
+		name, vm = m[1], valueElem.FindStringSubmatchIndex(lines[j])
+	}
+	kind := secretKind(name)
+	if vm == nil || kind == "" {
+		return nil, i + 1
+	}
+	s, e := unquote(lines[j], vm[2], vm[3])
+	if v := lines[j][s:e]; iniValue(v) && !strings.Contains(v, markerPrefix) {
+		return &block{kind: valueKind(kind, v), value: v, edits: []edit{{j, s, e}}}, j + 1
+	}
+	return nil, i + 1
 }

@@ -131,7 +131,7 @@ type hit struct {
 
 // line redacts one line: the table's patterns, then assignments.
 func (r *Redactor) line(l string) string {
-	hits := ruleCache.get(l, ruleHits)
+	hits := ruleCache.get(l, foldedHits)
 	if len(hits) == 0 {
 		return l
 	}

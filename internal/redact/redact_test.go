@@ -97,6 +97,29 @@ var ruleCases = []struct{ kind, name, in, value string }{
 	{"secret", "numbered-source", `   12 | API_TOKEN=bVp2fmaWzTaUEb23`, "bVp2fmaWzTaUEb23"},
 	{"password", "read-file", `3: DB_PASSWORD=hunter2`, "hunter2"},
 	{"secret", "diff-removed", `-  "authToken": "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ",`, "bVp2fmaWzTaUEb23TRdVU1mtZ2PtIeBJ"},
+	{"aws-secret", "credentials csv", `ci,x,AKIAQX7ZP2MLK4RT8VNB,Hq3v/Zt8Lp+Xm2Rk9Wn4Bc7Yf1Dg6Js0Ae5Ui8Ko`, "Hq3v/Zt8Lp+Xm2Rk9Wn4Bc7Yf1Dg6Js0Ae5Ui8Ko"},
+	{"aws-secret", "id and secret quoted", `creds("ASIAKPDHIEYGSNO2FRNZ", "Hq3v/Zt8Lp+Xm2Rk9Wn4Bc7Yf1Dg6Js0Ae5Ui8Ko")`, "Hq3v/Zt8Lp+Xm2Rk9Wn4Bc7Yf1Dg6Js0Ae5Ui8Ko"},
+	{"split-token", "concatenated", `tok := "ghp_R8kQ2vLm" + "sT9yW4nB7cF1hJ6dG0aZ2eQ8uIo"`, "sT9yW4nB7cF1hJ6dG0aZ2eQ8uIo"},
+	{"split-token", "three parts", `key = 'sk_live_' + 'Vq8xT2mL5p' + 'R9sK3wN7yB1c'`, "R9sK3wN7yB1c"},
+	{"password", "flag", `mysqladmin --user=root --password Zq8rT4mW2pLx status`, "Zq8rT4mW2pLx"},
+	{"password", "prefixed flag", `helm upgrade app ./chart --set x=1 --db-password=Zq8rT4mW2pLx`, "Zq8rT4mW2pLx"},
+	{"secret", "token flag", `vault login --token=hvs4Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2e`, "hvs4Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2e"},
+	{"secret", "token flag in a backquoted command", "run(`tool login --token Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u`, 1)", "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
+	{"secret", "api-key flag", `cli deploy --api-key Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u`, "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
+	{"password", "cmd set", `set DB_PASSWORD Zq8rT4mW2pLx`, "Zq8rT4mW2pLx"},
+	{"secret", "fish set -x", `set -x API_TOKEN 'Kq7vX2mL9pR4sT8wN1yB5cF3h'`, "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
+	{"secret", "header map", `headers['X-Api-Key'] = 'Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u'`, "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
+	{"password", "environ", `os.environ["DB_PASSWORD"] = "Zq8rT4mW2pLx"`, "Zq8rT4mW2pLx"},
+	{"secret", "dotnet add key", `<add key="ApiKey" value="Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u" />`, "Kq7vX2mL9pR4sT8wN1yB5cF3hJ6dG0aZ2eQ8u"},
+	{"password", "dotnet add name", `<add name="DbPassword" value="Zq8rT4mW2pLx"/>`, "Zq8rT4mW2pLx"},
+	{"secret", "dotnet setting", `<setting name="ClientSecret" serializeAs="String"><value>Kq7vX2mL9pR4sT8wN1yB5cF3h</value></setting>`, "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
+	{"secret", "dotnet setting two lines", "<setting name=\"ClientSecret\" serializeAs=\"String\">\n  <value>Kq7vX2mL9pR4sT8wN1yB5cF3h</value>\n</setting>", "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
+	{"password", "container env json", `{"name": "DB_PASS", "value": "Zq8rT4mW2pLx"}`, "Zq8rT4mW2pLx"},
+	{"password", "kubernetes env", "env:\n  - name: DB_PASS\n    value: Zq8rT4mW2pLx\n", "Zq8rT4mW2pLx"},
+	{"secret", "helm env quoted", "- name: API_TOKEN\n  value: \"Kq7vX2mL9pR4sT8wN1yB5cF3h\"\n", "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
+	{"password", "yaml next line", "db:\n  password:\n    Zq8rT4mW2pLx\n  user: app\n", "Zq8rT4mW2pLx"},
+	{"secret", "yaml list item", "oauth:\n  client_secret:\n    - Kq7vX2mL9pR4sT8wN1yB5cF3h\n", "Kq7vX2mL9pR4sT8wN1yB5cF3h"},
+	{"aws-secret", "implicit concatenation", "aws_secret = \"Hq3v/Zt8Lp+Xm2Rk9Wn4\"\n    \"Bc7Yf1Dg6Js0Ae5U\"\n", "Bc7Yf1Dg6Js0Ae5U"},
 }
 
 // TestNotSecrets lists lines that must come out unchanged.
@@ -126,6 +149,25 @@ func TestNotSecrets(t *testing.T) {
 		`url := "https://example.net/search?q=golang&token=${TOKEN}"`,
 		`// Send the Bearer token in the Authorization header.`,
 		`header := "Bearer " + token`,
+		"- name: DB_PASS\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password\n",
+		"- name: DB_PASS\n  value: \"$(DB_PASS_FILE)\"\n",
+		"- name: API_TOKEN\n  value: \"{{ .Values.apiToken }}\"\n",
+		"- name: TOKEN_TTL\n  value: \"3600\"\n",
+		"password:\n  secretKeyRef:\n    name: db\n",
+		"secrets:\n  - db_password\n  - api-token\n",
+		"api_key:\n  ${API_KEY}\n",
+		`<add key="TokenLifetime" value="3600" />`,
+		`<add key="ApiKeyHeader" value="X-Api-Key" />`,
+		`<add key="ApiKey" value="" />`,
+		`echo "$PW" | docker login --password-stdin -u ci`,
+		`gh auth login --with-token < token.txt`,
+		`deploy --token "$GITHUB_TOKEN" --password "${DB_PASSWORD}"`,
+		`tool --api-key <your-key> --password <password>`,
+		`set PASSWORD $argv[1]`,
+		`headers['Authorization'] = 'Bearer ' + token`,
+		`cfg['api_key'] = os.environ['API_KEY']`,
+		`env["GITHUB_TOKEN"] = "secret-token"`,
+		`prefix = "ghp_" + name`,
 	} {
 		if out := String(in); out != in {
 			t.Errorf("changed:\n in: %s\nout: %s", in, out)
@@ -185,5 +227,40 @@ func TestReserveAvoidsTakenNumbers(t *testing.T) {
 	r.Reserve("already [REDACTED:github-token:3] here")
 	if got := r.Text("ghp_ZMvaBhnoCru0ftOsgHYdbyXJZBFwTXpKVeBP"); got != "[REDACTED:github-token:4]" {
 		t.Errorf("got %s, want number 4", got)
+	}
+}
+
+// TestDiffContinuedLiteral checks a secret assignment whose literal goes
+// on over the next added line: both parts are one value with one marker.
+func TestDiffContinuedLiteral(t *testing.T) {
+	in := "@@ -1,0 +1,3 @@\n+aws_secret = \"Tq5mW8xL2pR7sK4vN1yB\"\n+    \"c9F3hJ6dG0aZ2eQ8\"\n+region = \"eu-west-1\"\n"
+	out := New().Diff(in)
+	want := "@@ -1,0 +1,3 @@\n+aws_secret = \"[REDACTED:aws-secret:1]\"\n+    \"[REDACTED:aws-secret:1]\"\n+region = \"eu-west-1\"\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestFlagValueEnds checks that a flag's value stops at the quote or
+// backtick around the command: the code after it is kept.
+func TestFlagValueEnds(t *testing.T) {
+	in := "run(`tool login --password Zq8rT4mW2pLx`, 1)"
+	if got, want := String(in), "run(`tool login --password [REDACTED:password:1]`, 1)"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestZeroWidthInsideToken checks that invisible characters inside a
+// token or before a name do not hide it, and that the text around the
+// value, other multi-byte characters included, is kept.
+func TestZeroWidthInsideToken(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"tok := \"ghp_\u200bQm3vX9tL2pR8sK1wN4yB7cF0hJ6dG2aZ5eQ8u\" // \ufffd é", "tok := \"[REDACTED:github-token:1]\" // \ufffd é"},
+		{"key = \"sk_live_4Fh\u200d8qT2mL5pR9sK3wN7y\u2060B1c\"", "key = \"[REDACTED:stripe-key:1]\""},
+		{"\ufeffAPI_TOKEN=Kq7vX2mL9pR4sT8wN1yB5cF3h", "\ufeffAPI_TOKEN=[REDACTED:secret:1]"},
+	} {
+		if got := String(c.in); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
 
 // Rule is one kind of secret found on a single line: a pattern whose
 // group Group is the secret value, and an optional filter of candidate
@@ -35,6 +39,10 @@ var Rules = []Rule{
 	// match: AWS's published example keys and made-up ones that are not
 	// base32 look exactly like real ones to a reader, so they go too.
 	{Kind: "aws-access-key-id", Group: 1, Pattern: regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16})\b`), Hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "asca"}},
+	// An access key id and its secret side by side, as the console's
+	// credentials CSV and many notes write them: the 40 characters after
+	// the id on the same line.
+	{Kind: "aws-secret", Group: 1, Pattern: regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}["']?[ \t]*[,;:|\t ][ \t]*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), Hints: []string{"akia", "asia"}},
 	// AWS secret access keys assigned to aws_secret* names in any style;
 	// 40 characters of key alphabet is specific enough that an "EXAMPLE"
 	// inside does not make it a placeholder.
@@ -44,6 +52,10 @@ var Rules = []Rule{
 	{Kind: "azure-sas", Group: 1, Pattern: regexp.MustCompile(`(?i)(?:SharedAccessSignature=|[?&;]|\b)sig=([A-Za-z0-9%+/=]{20,})`), Hints: []string{"sig="}},
 	// Azure AD client secrets (the current format with "Q~" in place 4-5).
 	{Kind: "azure-client-secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`), Hints: []string{"q~"}},
+	// A token split into concatenated literals ("ghp_ab" + "cd…") so that
+	// no single literal has the token's full length: the literals from the
+	// one holding the prefix to the last one joined to it.
+	{Kind: "split-token", Group: 1, Pattern: regexp.MustCompile(`["'\x60]((?:gh[pousr]_|github_pat_|glpat-|xox[abprs]-|[sr]k_live_|sk_test_|sk-|dckr_pat_|AKIA|ASIA|AIza|hf_|npm_)[A-Za-z0-9_\-]*(?:["'\x60]\s*\+\s*["'\x60][A-Za-z0-9_\-/+=]+)+)["'\x60]`), Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "_live_", "sk_test_", "sk-", "dckr_pat_", "akia", "asia", "aiza", "hf_", "npm_"}},
 	// GitHub tokens: personal, OAuth, user-to-server, server-to-server,
 	// refresh, and fine-grained personal tokens.
 	{Kind: "github-token", Group: 1, Pattern: regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,255})\b`), Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
@@ -84,6 +96,13 @@ var Rules = []Rule{
 	// getConnection(url, user, pw), LDAP binds, Go's PlainAuth.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?i)\b(?:login|getconnection|authenticate|simple_bind_s|bind_s|connect_with_password|with_?credentials|set_?credentials)\s*\((?:[^()]*?,\s*)["'\x60]([^"'\x60]{4,})["'\x60]\s*\)`), Valid: notPlaceholder, Hints: []string{"login", "getconnection", "authenticate", "bind_s", "credentials", "password"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\bPlainAuth\(\s*[^,()]*,\s*[^,()]*,\s*["'\x60]([^"'\x60]{4,})["'\x60]`), Valid: notPlaceholder, Hints: []string{"plainauth("}},
+	// Credentials given to a command as flags: --password S, --db-password=S,
+	// --token S, --api-key=S. A password flag takes any literal that is not
+	// a word, path or variable; the token flags only strong values, since
+	// such a flag often names where a token is rather than holding it. The
+	// value stops at a quote or backtick: the flag is often inside one.
+	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:password|passwd)(?:=|\s+)["'\x60]?([^\s"'\x60;]+)`), Valid: iniValue, Hints: []string{"-password", "-passwd"}},
+	{Kind: "secret", Group: 1, Pattern: regexp.MustCompile(`(?:^|\s)--(?:[a-z0-9]+-)*(?:token|api-key|apikey|client-secret|secret-key|secret-access-key)(?:=|\s+)["'\x60]?([^\s"'\x60;]+)`), Valid: strongValue, Hints: []string{"-token", "-api-key", "-apikey", "-client-secret", "-secret-key", "-secret-access-key"}},
 	// .netrc and redis.conf write the keyword, a space, the password.
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`^\s*[+\- ]?(?:requirepass|masterauth)\s+([^\s#]+)\s*$`), Valid: notPlaceholder, Hints: []string{"requirepass", "masterauth"}},
 	{Kind: "password", Group: 1, Pattern: regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), Valid: notPlaceholder, Hints: []string{"password "}},
@@ -112,4 +131,44 @@ var Rules = []Rule{
 	//                (any value that is not a placeholder), YAML, JSON and
 	//                source (strong values only), including block scalars
 	//                and values continued on the next lines (assign.go)
+	//                name and value apart: <add key=… value=…>, fish's and
+	//                cmd's set NAME value, map["NAME"] = … (assign.go);
+	//                Kubernetes env name:/value: lines, <setting> with
+	//                <value> below, a YAML value or list on the next line
+	//                (block.go)
+}
+
+// zeroWidth are the invisible characters a token can be split with so
+// that no pattern sees its prefix and body together: zero-width space,
+// non-joiner and joiner, word joiner, and the byte-order mark.
+const zeroWidth = "\u200b\u200c\u200d\u2060\ufeff"
+
+// foldedHits is ruleHits on the line with zero-width characters taken
+// out, its hits mapped back onto the line as given: the value replaced
+// includes the characters hidden inside it.
+func foldedHits(l string) []hit {
+	// Every zero-width character starts with byte 0xE2 or 0xEF: lines
+	// without either (nearly all) skip the rune scan.
+	if (strings.IndexByte(l, 0xE2) < 0 && strings.IndexByte(l, 0xEF) < 0) || !strings.ContainsAny(l, zeroWidth) {
+		return ruleHits(l)
+	}
+	var b strings.Builder
+	at := make([]int, 0, len(l)+1) // at[k] is where byte k of the folded line is in l
+	for i := 0; i < len(l); {
+		c, n := utf8.DecodeRuneInString(l[i:])
+		if strings.ContainsRune(zeroWidth, c) {
+			i += n
+			continue
+		}
+		b.WriteString(l[i : i+n])
+		for k := range n {
+			at = append(at, i+k)
+		}
+		i += n
+	}
+	hits := ruleHits(b.String())
+	for i, h := range hits {
+		hits[i] = hit{at[h.start], at[h.end-1] + 1, h.kind}
+	}
+	return hits
 }

@@ -206,5 +206,23 @@ func Samples() []Sample {
 		build("base64-encoded token", "blob.txt", "payload: «"+encodedToken+"»\n"),
 		build("ini password in a diff", "app-ini.diff", "--- a/app.ini\n+++ b/app.ini\n@@ -1,3 +1,3 @@\n [db]\n-password = «"+s(12, alnum)+"»\n+password = «"+s(12, alnum)+"»\n"),
 		build("deleted line in a diff", "change.diff", "--- a/x.env\n+++ b/x.env\n@@ -1,2 +1,1 @@\n-STRIPE_SECRET=«sk_live_"+s(24, alnum)+"»\n KEEP=1\n"),
+
+		// Values whose name is elsewhere: beside an id, on the line before,
+		// in another attribute or argument.
+		build("aws credentials csv", "ops/ci_accessKeys.csv", "User name,Password,Access key ID,Secret access key\nci,,«AKIA"+s(16, upper)+"»,«"+s(40, b64)+"»\n"),
+		build("kubernetes env value", "k8s/deploy.yaml", "      env:\n        - name: DB_PASS\n          value: «"+s(36, alnum)+"»\n        - name: DB_HOST\n          valueFrom:\n            configMapKeyRef:\n              name: db\n              key: host\n"),
+		build("helm env value", "chart/values.yaml", "extraEnv:\n- name: API_TOKEN\n  value: \"«"+s(36, alnum)+"»\"\n"),
+		build("dotnet appSettings key", "Web.config", "<appSettings>\n  <add key=\"ApiKey\" value=\"«"+s(36, alnum)+"»\" />\n  <add name=\"DbPassword\" value=\"«"+s(18, alnum)+"»\"/>\n</appSettings>\n"),
+		build("dotnet settings value element", "App.config", "<setting name=\"ClientSecret\" serializeAs=\"String\">\n  <value>«"+s(36, alnum)+"»</value>\n</setting>\n"),
+		build("yaml value on the next line", "config/app.yml", "database:\n  password:\n    «"+s(36, alnum)+"»\n  pool: 5\n"),
+		build("yaml list item under a secret", "config/oauth.yml", "oauth:\n  client_secret:\n    - «"+s(36, alnum)+"»\n"),
+		build("header set by key", "client.py", "headers['X-Api-Key'] = '«"+s(36, alnum)+"»'\n"),
+		build("password flag", "scripts/backup.sh", "mysqldump --user=root --password «"+s(36, alnum)+"» shop > shop.sql\n"),
+		build("token flag", "scripts/ci.sh", "vault login --token=«"+s(36, alnum)+"»\n"),
+		build("api-key flag", "scripts/deploy.sh", "deployctl push --api-key «"+s(36, alnum)+"» ./dist\n"),
+		build("fish set", "config.fish", "set -x GITLAB_TOKEN «"+s(36, alnum)+"»\n"),
+		build("cmd set", "env.cmd", "@echo off\nset PASSWORD «"+s(36, alnum)+"»\n"),
+		build("literal continued on the next diff line", "creds.diff", "--- a/creds.py\n+++ b/creds.py\n@@ -0,0 +1,2 @@\n+aws_secret = \"«"+s(20, alnum)+"»\"\n+    \"«"+s(16, alnum)+"»\"\n"),
+		build("token split in concatenated literals", "gh.js", "const t = \"«ghp_"+s(8, alnum)+"»\" + \"«"+s(28, alnum)+"»\";\n"),
 	}
 }
