@@ -175,12 +175,10 @@ func pemBlock(lines []string, i int) (*block, int) {
 }
 
 func yamlScalar(lines []string, i int) (*block, int) {
-	m := yamlBlock.FindStringSubmatchIndex(lines[i])
-	kind := secretKind(lines[i][m[4]:m[5]])
+	kind, indent := secretKey(yamlBlock, 2, lines[i])
 	if kind == "" {
 		return nil, i + 1
 	}
-	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
 	b := &block{kind: kind}
 	var parts []string
 	j := i + 1
@@ -273,12 +271,10 @@ func (b block) apply(lines []string, off []int, marker string) {
 //
 // A nested mapping or anything that reads as code is left alone.
 func yamlPlain(lines []string, i int) (*block, int) {
-	m := yamlKey.FindStringSubmatchIndex(lines[i])
-	kind := secretKind(lines[i][m[2]:m[3]])
+	kind, indent := secretKey(yamlKey, 1, lines[i])
 	if kind == "" {
 		return nil, i + 1
 	}
-	indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
 	b := &block{kind: kind}
 	var parts []string
 	j := i + 1
@@ -363,4 +359,15 @@ func namedValue(lines []string, i int) (*block, int) {
 		return &block{kind: valueKind(kind, v), value: v, edits: []edit{{j, s, e}}}, j + 1
 	}
 	return nil, i + 1
+}
+
+// secretKey reads the key that submatch group of re captures on line, a
+// YAML key opening a value on the lines below, and returns the secret kind
+// its name suggests ("" for none) and the line's indentation.
+func secretKey(re *regexp.Regexp, group int, line string) (kind string, indent int) {
+	m := re.FindStringSubmatchIndex(line)
+	if m == nil {
+		return "", 0
+	}
+	return secretKind(line[m[2*group]:m[2*group+1]]), len(line) - len(strings.TrimLeft(line, " \t"))
 }
