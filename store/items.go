@@ -363,10 +363,20 @@ func (s *Store) MarkItemsEnqueued(ctx context.Context, items []review.Item) erro
 	for i, it := range items {
 		ids[i], stages[i], keys[i] = it.ReviewID, string(it.Stage), it.Key
 	}
+	// The rows are locked in key order before the update: two passes
+	// over overlapping items listed in different orders otherwise lock
+	// them in opposite orders and one of them dies of a deadlock.
 	_, err := s.pool.Exec(ctx, `
+		WITH target AS (
+			SELECT i.review_id, i.stage, i.item_key
+			FROM stage_items i
+			JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS u(review_id, stage, item_key)
+			  ON i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key
+			ORDER BY i.review_id, i.stage, i.item_key
+			FOR UPDATE OF i)
 		UPDATE stage_items i SET enqueued_at = now()
-		FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(review_id, stage, item_key)
-		WHERE i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key`,
+		FROM target t
+		WHERE i.review_id = t.review_id AND i.stage = t.stage AND i.item_key = t.item_key`,
 		ids, stages, keys)
 	if err != nil {
 		return fmt.Errorf("mark %d items enqueued: %w", len(items), err)
