@@ -167,3 +167,30 @@ func TestCancelBatchStopsItsReviews(t *testing.T) {
 		t.Fatal("cancelling a batch that does not exist succeeded")
 	}
 }
+
+// A batch submitted with no cap (bulk --max-running 0, stored as -1) is not
+// held to the configured per-batch cap: only the fleet's capacity bounds it.
+func TestUncappedBatchIgnoresTheDefaultCap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	capped, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "capped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "free", MaxRunning: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		queuedReview(t, st, capped.ID, review.KindBulk)
+		queuedReview(t, st, free.ID, review.KindBulk)
+	}
+	ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: 20, PerBatch: 2}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 7 {
+		t.Fatalf("admitted %d reviews, want 2 of the capped batch and all 5 of the uncapped one", len(ids))
+	}
+}

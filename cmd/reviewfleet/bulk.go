@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	filter := fs.String("repo-filter", "", "with --github-org: only repositories whose owner/name matches this glob")
 	batchID := fs.String("batch-id", "", "batch ID (default: derived from the source and its entries, so re-running resumes)")
 	name := fs.String("name", "", "batch name (default: the source)")
-	maxRunning := fs.Int("max-running", 0, "running reviews of this batch at most (default bulk.max_running_per_batch)")
+	maxRunning := fs.Int("max-running", 0, "running reviews of this batch at most; 0: no cap (default bulk.max_running_per_batch)")
 	noWait := fs.Bool("no-wait", false, "print the batch ID once submitted and return (needs a fleet: REDIS_URL and workers)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	labels := labelFlags{}
@@ -73,6 +74,11 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	spec.ID, spec.MaxRunning, spec.Labels = *batchID, *maxRunning, labels
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-running" })
+	if *maxRunning == 0 && given {
+		spec.MaxRunning = bulk.NoCap // asked for in so many words: the configured cap does not apply
+	}
 	if *name != "" {
 		spec.Name = *name
 	}

@@ -21,6 +21,11 @@ import (
 // same submission finds what an interrupted run already stored.
 var namespace = uuid.MustParse("6f1d0c55-5c8e-4b7a-9d4e-2b7f0a3c9e11")
 
+// NoCap is the MaxRunning of a batch whose running reviews are not capped,
+// whatever bulk.max_running_per_batch says (admission treats any cap at or
+// below zero as none, and 0 stands for the configured default).
+const NoCap = -1
+
 // Spec is a batch to submit.
 type Spec struct {
 	// ID is the batch ID. Empty: derived from Source and the entries, so
@@ -30,7 +35,8 @@ type Spec struct {
 	Source  string // "manifest:PATH", "github:ORG", "schedule:NAME"
 	Labels  map[string]string
 	Entries []Entry
-	// MaxRunning caps this batch's running reviews (0: bulk.max_running_per_batch).
+	// MaxRunning caps this batch's running reviews (0:
+	// bulk.max_running_per_batch; NoCap: none).
 	MaxRunning int
 }
 
