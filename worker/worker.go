@@ -119,7 +119,7 @@ func New(redisOpt asynq.RedisConnOpt, cfg config.Worker, p *pipeline.Pipeline, h
 			return pipeline.RetryDelay(n, err, llm.IsRateLimited)
 		},
 		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
-			log.Warn("task error", "type", t.Type(), "payload", string(t.Payload()), "err", err)
+			logTaskError(log, t, err)
 		}),
 		Logger:   asynqLogger{log},
 		LogLevel: asynq.WarnLevel,
@@ -274,3 +274,18 @@ func (a asynqLogger) Info(args ...any)  { a.l.Info(fmt.Sprint(args...)) }
 func (a asynqLogger) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...)) }
 func (a asynqLogger) Error(args ...any) { a.l.Error(fmt.Sprint(args...)) }
 func (a asynqLogger) Fatal(args ...any) { a.l.Error(fmt.Sprint(args...)) }
+
+// logTaskError logs a task's error at the level its class calls for. A rate
+// limit or an outage is waited out, not a fault of the task: a batch against
+// a busy provider must not fill the log with warnings for work that will
+// simply run later.
+func logTaskError(log *slog.Logger, t *asynq.Task, err error) {
+	switch c := pipeline.Classify(err); c {
+	case pipeline.ClassRateLimited:
+		log.Debug("task waits for the provider's rate limit", "type", t.Type(), "payload", string(t.Payload()), "err", err)
+	case pipeline.ClassInfra:
+		log.Info("task given back", "type", t.Type(), "payload", string(t.Payload()), "err", err)
+	default:
+		log.Warn("task error", "type", t.Type(), "payload", string(t.Payload()), "class", c.String(), "err", err)
+	}
+}
