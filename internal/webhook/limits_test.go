@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewfleet/reviewfleet/internal/config"
-	"github.com/reviewfleet/reviewfleet/internal/githubfake"
-	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/internal/webhook"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -188,15 +185,8 @@ func TestReplayedPayloadIsReviewedOnce(t *testing.T) {
 	t.Parallel()
 	st := stagetest.Store(t)
 	ctx := context.Background()
-	const base, head = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	gh := githubfake.New(githubfake.PR{Owner: "acme", Repo: "api", Number: 1, BaseSHA: base, HeadSHA: head,
-		BaseCloneURL: "https://example.invalid/acme/api.git", HeadCloneURL: "https://example.invalid/acme/api.git",
-		Files: []githubfake.File{{Path: "main.go", Status: "modified", Patch: "@@ -1,1 +1,1 @@\n-a\n+b"}}})
-	defer gh.Close()
-	clients, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL}, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, clients := onePullRequest(t)
+	head := onePRHead
 	sub := &recorder{st: st}
 	p := &webhook.Processor{Store: st, Clients: clients, Submitter: sub}
 	h := &webhook.Handler{Store: st, Secret: secret, Nudge: p.Nudge}

@@ -236,15 +236,8 @@ func TestProcessorRetriesFailedSubmissions(t *testing.T) {
 	t.Parallel()
 	st := stagetest.Store(t)
 	ctx := context.Background()
-	const base, head = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	gh := githubfake.New(githubfake.PR{Owner: "acme", Repo: "api", Number: 1, BaseSHA: base, HeadSHA: head,
-		BaseCloneURL: "https://example.invalid/acme/api.git", HeadCloneURL: "https://example.invalid/acme/api.git",
-		Files: []githubfake.File{{Path: "main.go", Status: "modified", Patch: "@@ -1,1 +1,1 @@\n-a\n+b"}}})
-	defer gh.Close()
-	clients, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL}, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, clients := onePullRequest(t)
+	head := onePRHead
 	for _, tc := range []struct {
 		id         string
 		fail       int
@@ -336,4 +329,23 @@ func TestProcessorRefusesLocalCloneURLs(t *testing.T) {
 			t.Errorf("pull request %d: delivery %+v, want failed with %q", n, d, want)
 		}
 	}
+}
+
+// onePRHead is the head commit of onePullRequest's pull request.
+const onePRHead = "2222222222222222222222222222222222222222"
+
+// onePullRequest serves acme/api#1, one changed line of main.go, from a fake
+// GitHub and returns it with clients bound to it.
+func onePullRequest(t *testing.T) (*githubfake.Server, *pullrequest.Clients) {
+	t.Helper()
+	gh := githubfake.New(githubfake.PR{Owner: "acme", Repo: "api", Number: 1,
+		BaseSHA: "1111111111111111111111111111111111111111", HeadSHA: onePRHead,
+		BaseCloneURL: "https://example.invalid/acme/api.git", HeadCloneURL: "https://example.invalid/acme/api.git",
+		Files: []githubfake.File{{Path: "main.go", Status: "modified", Patch: "@@ -1,1 +1,1 @@\n-a\n+b"}}})
+	t.Cleanup(gh.Close)
+	clients, err := pullrequest.NewClients(config.GitHub{APIURL: gh.URL}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh, clients
 }
