@@ -1,10 +1,9 @@
 package credscope
 
 import (
+	"github.com/reviewfleet/reviewfleet/internal/credscope/credscopetest"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 )
 
@@ -83,63 +82,37 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-// headerLog is a server recording the Authorization header of every
-// request it receives.
-type headerLog struct {
-	mu    sync.Mutex
-	auths []string
-	srv   *httptest.Server
-}
-
-func newHeaderLog(t *testing.T, h http.HandlerFunc) *headerLog {
-	l := &headerLog{}
-	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.auths = append(l.auths, r.Header.Get("Authorization"))
-		l.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(l.srv.Close)
-	return l
-}
-
-func (l *headerLog) seen() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.auths...)
-}
-
 // A redirect from the credential's origin to another one reaches the other
 // origin without the credential, with the Transport alone and with
 // CheckRedirect on a client whose requests carry it themselves.
 func TestTransportDropsCredentialOnRedirect(t *testing.T) {
-	other := newHeaderLog(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
-	home := newHeaderLog(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, other.srv.URL+"/stolen", http.StatusFound)
+	other := credscopetest.NewHeaderLog(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+	home := credscopetest.NewHeaderLog(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/stolen", http.StatusFound)
 	})
-	scope := MustParse(home.srv.URL)
+	scope := MustParse(home.URL)
 	hc := &http.Client{Transport: &Transport{Scope: scope, Header: "Authorization", Value: "Bearer secret"}}
-	resp, err := hc.Get(home.srv.URL + "/repos/acme/app")
+	resp, err := hc.Get(home.URL + "/repos/acme/app")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
-	if got := home.seen(); len(got) != 1 || got[0] != "Bearer secret" {
+	if got := home.Seen(); len(got) != 1 || got[0] != "Bearer secret" {
 		t.Errorf("the credential's own origin received %q, want the credential once", got)
 	}
-	if got := other.seen(); len(got) != 1 || got[0] != "" {
+	if got := other.Seen(); len(got) != 1 || got[0] != "" {
 		t.Errorf("the other origin received %q, want one request without Authorization", got)
 	}
 
 	hc2 := &http.Client{CheckRedirect: CheckRedirect}
-	req, _ := http.NewRequest(http.MethodGet, home.srv.URL+"/x", nil)
+	req, _ := http.NewRequest(http.MethodGet, home.URL+"/x", nil)
 	req.Header.Set("Authorization", "Bearer own")
 	resp, err = hc2.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
-	if got := other.seen(); len(got) != 2 || got[1] != "" {
+	if got := other.Seen(); len(got) != 2 || got[1] != "" {
 		t.Errorf("the other origin received %q, want the second request without Authorization", got)
 	}
 }
@@ -147,16 +120,16 @@ func TestTransportDropsCredentialOnRedirect(t *testing.T) {
 // A scope's credential is never attached to a request elsewhere, and a
 // credential someone else put on such a request is taken off.
 func TestTransportOnlyForScope(t *testing.T) {
-	srv := newHeaderLog(t, func(w http.ResponseWriter, r *http.Request) {})
+	srv := credscopetest.NewHeaderLog(t, func(w http.ResponseWriter, r *http.Request) {})
 	tr := &Transport{Scope: MustParse("https://github.com/"), Header: "Authorization", Value: "Bearer secret"}
-	req, _ := http.NewRequest(http.MethodGet, srv.srv.URL, nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	req.Header.Set("Authorization", "Bearer planted")
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
-	if got := srv.seen(); len(got) != 1 || got[0] != "" {
+	if got := srv.Seen(); len(got) != 1 || got[0] != "" {
 		t.Errorf("received %q, want no Authorization", got)
 	}
 	if req.Header.Get("Authorization") != "Bearer planted" {

@@ -3,52 +3,20 @@ package pullrequest_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/credscope/credscopetest"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 )
 
-// authLog is a server recording the Authorization header of every request.
-type authLog struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	auths []string
-}
-
-func newAuthLog(t *testing.T, h http.HandlerFunc) *authLog {
-	t.Helper()
-	l := &authLog{}
-	l.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.auths = append(l.auths, r.Header.Get("Authorization"))
-		l.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(l.srv.Close)
-	return l
-}
-
-func (l *authLog) seen() (n int, withAuth []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, a := range l.auths {
-		if a != "" {
-			withAuth = append(withAuth, a)
-		}
-	}
-	return len(l.auths), withAuth
-}
-
 // redirectingAPI answers every request with a 302 to the same path on
 // target, as a compromised or misconfigured API front could.
-func redirectingAPI(t *testing.T, target *authLog) *authLog {
-	return newAuthLog(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, target.srv.URL+r.URL.RequestURI(), http.StatusFound)
+func redirectingAPI(t *testing.T, target *credscopetest.HeaderLog) *credscopetest.HeaderLog {
+	return credscopetest.NewHeaderLog(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.RequestURI(), http.StatusFound)
 	})
 }
 
@@ -72,9 +40,9 @@ func TestCredentialsDroppedOnRedirectToAnotherOrigin(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("token", func(t *testing.T) {
-		other := newAuthLog(t, answerJSON)
+		other := credscopetest.NewHeaderLog(t, answerJSON)
 		api := redirectingAPI(t, other)
-		c, err := pullrequest.NewClients(config.GitHub{APIURL: api.srv.URL + "/"}, "ghp-secret-token", nil)
+		c, err := pullrequest.NewClients(config.GitHub{APIURL: api.URL + "/"}, "ghp-secret-token", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,19 +53,19 @@ func TestCredentialsDroppedOnRedirectToAnotherOrigin(t *testing.T) {
 		if _, _, err := gc.PullRequests.Get(ctx, "acme", "app", 1); err != nil {
 			t.Fatalf("get through the redirect: %v", err)
 		}
-		if _, auths := api.seen(); len(auths) != 1 || auths[0] != "Bearer ghp-secret-token" {
+		if _, auths := api.Credentials(); len(auths) != 1 || auths[0] != "Bearer ghp-secret-token" {
 			t.Errorf("the configured API received %q, want the token once", auths)
 		}
-		if n, auths := other.seen(); n != 1 || len(auths) != 0 {
+		if n, auths := other.Credentials(); n != 1 || len(auths) != 0 {
 			t.Errorf("the other origin received %d requests, these with credentials: %q", n, auths)
 		}
 	})
 
 	t.Run("app", func(t *testing.T) {
-		other := newAuthLog(t, answerJSON)
+		other := credscopetest.NewHeaderLog(t, answerJSON)
 		api := redirectingAPI(t, other)
 		_, file := appKey(t)
-		c, err := pullrequest.NewClients(config.GitHub{APIURL: api.srv.URL + "/", AppID: 42, AppPrivateKeyFile: file}, "", nil)
+		c, err := pullrequest.NewClients(config.GitHub{APIURL: api.URL + "/", AppID: 42, AppPrivateKeyFile: file}, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,29 +78,29 @@ func TestCredentialsDroppedOnRedirectToAnotherOrigin(t *testing.T) {
 		if _, _, err := gc.PullRequests.Get(ctx, "acme", "app", 1); err != nil {
 			t.Fatal(err)
 		}
-		n, auths := api.seen()
+		n, auths := api.Credentials()
 		if n != 3 || len(auths) != 3 || !strings.HasPrefix(auths[0], "Bearer ey") || auths[2] != "Bearer inst-token" {
 			t.Errorf("the configured API received %d requests with %q, want the JWT twice and the installation token", n, auths)
 		}
-		if n, auths := other.seen(); n != 3 || len(auths) != 0 {
+		if n, auths := other.Credentials(); n != 3 || len(auths) != 0 {
 			t.Errorf("the other origin received %d requests, these with credentials: %q", n, auths)
 		}
 	})
 
 	t.Run("bulk", func(t *testing.T) {
-		other := newAuthLog(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`[]`)) })
+		other := credscopetest.NewHeaderLog(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`[]`)) })
 		api := redirectingAPI(t, other)
-		gc, err := bulk.NewGitHubClient(bulk.GitHubOptions{APIURL: api.srv.URL, Token: "ghp-bulk-token"})
+		gc, err := bulk.NewGitHubClient(bulk.GitHubOptions{APIURL: api.URL, Token: "ghp-bulk-token"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := gc.Repositories.ListByOrg(ctx, "acme", nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, auths := api.seen(); len(auths) != 1 {
+		if _, auths := api.Credentials(); len(auths) != 1 {
 			t.Errorf("the configured API received %q, want the token once", auths)
 		}
-		if n, auths := other.seen(); n != 1 || len(auths) != 0 {
+		if n, auths := other.Credentials(); n != 1 || len(auths) != 0 {
 			t.Errorf("the other origin received %d requests, these with credentials: %q", n, auths)
 		}
 	})
