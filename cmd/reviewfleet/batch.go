@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,21 +10,56 @@ import (
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
-	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-const batchUsage = "usage: reviewfleet batch list | status ID | report ID | cancel ID"
+const batchUsage = `usage: reviewfleet batch SUBCOMMAND [flags]
+
+Subcommands:
+  list [-n N]                                   recent batches, newest first, with their progress
+  status ID [--format table|json|csv]           a batch's progress and each entry: manifest line, repository,
+                                                base..head, labels, review, status, findings by severity,
+                                                and the line or review a linked entry shares
+  report ID [--format markdown|json|csv]        findings and LLM usage per repository, failed entries, cost
+  cancel ID                                     stop the batch: queued reviews never start, running ones stop
+
+Flags:`
 
 func cmdBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("batch", stderr)
 	limit := fs.Int("n", 20, "how many recent batches `batch list` shows")
+	format := fs.String("format", "", "output format: table, json or csv for `status` (default table); markdown, json or csv for `report` (default markdown)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), batchUsage)
+		fs.PrintDefaults()
+	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 || (pos[0] == "list") != (len(pos) == 1) || len(pos) > 2 {
-		return exitError{code: exitUsage, err: errors.New(batchUsage)}
+		fs.Usage()
+		return exitError{code: exitUsage, err: errors.New("want: batch list | status ID | report ID | cancel ID")}
+	}
+	switch pos[0] {
+	case "status":
+		*format = cmp.Or(*format, "table")
+		err = checkTableFormat(*format, "table", "json", "csv")
+	case "report":
+		*format = cmp.Or(*format, "markdown")
+		if *format == "md" {
+			*format = "markdown"
+		}
+		err = checkTableFormat(*format, "markdown", "json", "csv")
+	case "list", "cancel":
+		if *format != "" {
+			err = exitError{code: exitUsage, err: fmt.Errorf("batch %s takes no --format", pos[0])}
+		}
+	default:
+		err = exitError{code: exitUsage, err: fmt.Errorf("unknown batch subcommand %q: want list, status, report or cancel", pos[0])}
+	}
+	if err != nil {
+		return err
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
 	if err != nil {
@@ -41,21 +77,19 @@ func cmdBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch pos[0] {
 	case "status":
-		return batchStatus(ctx, a.Store, id, stdout)
+		return batchStatus(ctx, a.Store, id, *format, stdout)
 	case "report":
-		return batchReport(ctx, a.Store, id, stdout)
-	case "cancel":
-		n, err := a.Store.CancelBatch(ctx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := a.Pipeline.Admit(ctx); err != nil {
-			a.Log.Warn("admit after cancel", "err", err)
-		}
-		fmt.Fprintf(stdout, "batch %s cancelled: %d reviews stopped (queued ones never start, running ones stop at their next item)\n", id, n)
-		return nil
+		return batchReport(ctx, a.Store, id, *format, stdout)
 	}
-	return exitError{code: exitUsage, err: errors.New(batchUsage)}
+	n, err := a.Store.CancelBatch(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Pipeline.Admit(ctx); err != nil {
+		a.Log.Warn("admit after cancel", "err", err)
+	}
+	fmt.Fprintf(stdout, "batch %s cancelled: %d reviews stopped (queued ones never start, running ones stop at their next item)\n", id, n)
+	return nil
 }
 
 func batchList(ctx context.Context, st *store.Store, limit int, w io.Writer) error {
@@ -85,77 +119,6 @@ func batchState(b store.Batch, p store.BatchProgress) string {
 		return "running"
 	}
 	return "ended"
-}
-
-func batchStatus(ctx context.Context, st *store.Store, id string, w io.Writer) error {
-	b, err := st.GetBatch(ctx, id)
-	if err != nil {
-		return err
-	}
-	p, err := st.GetBatchProgress(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "batch     %s\nname      %s\nsource    %s\nstatus    %s\n", b.ID, b.Name, b.Source, batchState(b, p))
-	if len(b.Labels) > 0 {
-		fmt.Fprintf(w, "labels    %v\n", b.Labels)
-	}
-	fmt.Fprintf(w, "entries   %d (%d submitted, %d linked to identical reviews, %d could not be submitted)\n",
-		b.Entries, b.Submitted, b.Duplicates, b.SubmitErrors)
-	fmt.Fprintf(w, "reviews   %d: %d done, %d failed, %d running, %d queued\n", p.Reviews, p.Done, p.Failed, p.Running, p.Queued)
-	fmt.Fprintf(w, "llm       %d calls, %d tokens in, %d out\n", p.LLMCalls, p.TokensIn, p.TokensOut)
-	if eta, ok := bulk.ETA(p, time.Now()); ok {
-		fmt.Fprintf(w, "eta       %s\n", eta.Round(time.Second))
-	}
-	fmt.Fprintf(w, "progress  %s\n", bulk.Line(b, p, time.Now()))
-	return nil
-}
-
-var severities = []string{"critical", "high", "medium", "low", "info"}
-
-func batchReport(ctx context.Context, st *store.Store, id string, w io.Writer) error {
-	b, err := st.GetBatch(ctx, id)
-	if err != nil {
-		return err
-	}
-	sums, err := st.BatchRepoSummaries(ctx, id)
-	if err != nil {
-		return err
-	}
-	fails, err := st.BatchFailures(ctx, id)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# Batch %s (%s)\n", b.ID, b.Name)
-	var calls int
-	var tin, tout int64
-	for _, s := range sums {
-		fmt.Fprintf(w, "\n## %s\n\n", s.Repo)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REVIEWS\tDONE\tFAILED\tFAILED ITEMS\tCRITICAL\tHIGH\tMEDIUM\tLOW\tINFO\tLLM CALLS\tTOKENS IN\tTOKENS OUT")
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d", s.Reviews, s.Done, s.Failed, s.FailedItems)
-		for _, sev := range severities {
-			fmt.Fprintf(tw, "\t%d", s.Findings[sev])
-		}
-		fmt.Fprintf(tw, "\t%d\t%d\t%d\n", s.LLMCalls, s.TokensIn, s.TokensOut)
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		calls, tin, tout = calls+s.LLMCalls, tin+s.TokensIn, tout+s.TokensOut
-	}
-	if len(fails) > 0 {
-		fmt.Fprintf(w, "\n## Failed entries\n\n")
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "LINE\tREPO\tCHANGE\tREVIEW\tERROR")
-		for _, f := range fails {
-			fmt.Fprintf(tw, "%d\t%s\t%s..%s\t%s\t%s\n", f.Line, f.Repo, f.BaseRef, f.HeadRef, f.ReviewID, oneLine(f.Error))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(w, "\nCost: %d LLM calls, %d tokens in, %d tokens out (reviews linked from earlier batches cost nothing here)\n", calls, tin, tout)
-	return nil
 }
 
 func oneLine(s string) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -172,7 +173,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 		t.Fatalf("bulk: %v\n%s", err, stderr)
 	}
 	batchID := strings.TrimSpace(out)
-	if !strings.Contains(stderr, "11 new reviews, 1 linked to identical reviews") {
+	if !strings.Contains(stderr, "12 entries: 11 new reviews, 1 linked to identical reviews, 0 could not be submitted\n") {
 		t.Fatalf("submission summary: %s", stderr)
 	}
 
@@ -221,29 +222,81 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 	}
 	for _, want := range []string{
 		"status    ended",
-		"entries   12 (12 submitted, 1 linked to identical reviews, 0 could not be submitted)",
-		"reviews   11: 11 done, 0 failed, 0 running, 0 queued",
+		"entries   12: 11 new reviews, 1 linked to identical reviews, 0 could not be submitted\n",
+		"reviews   11 (a review linked entries share counts once): 11 done, 0 failed, 0 running, 0 queued",
 		fmt.Sprintf("llm       %d calls", p.LLMCalls),
 	} {
 		if !strings.Contains(status, want) {
 			t.Errorf("batch status lacks %q:\n%s", want, status)
 		}
 	}
+	checkBatchViews(t, env, batchID, entries)
 	report, _, err := runEnv(t, env, "batch", "report", batchID)
-	if err != nil || strings.Count(report, "\n## ") != 11 || !strings.Contains(report, "Cost: ") {
+	// A Markdown table: its header, its separator and a row per repository.
+	if err != nil || strings.Count(report, "\n| ") != 13 || !strings.Contains(report, "## Cost") {
 		t.Errorf("batch report (%v):\n%s", err, report)
 	}
 
 	// Re-running the same command is a resumption: nothing new.
 	_, stderr, err = runEnv(t, env, "bulk", "--manifest", manifest, "--no-wait")
-	if err != nil || !strings.Contains(stderr, "0 new reviews, 0 linked to identical reviews, 12 already submitted") {
+	if err != nil || !strings.Contains(stderr, "12 entries: 11 new reviews, 1 linked to identical reviews, 0 could not be submitted (12 of them submitted by an earlier run)") {
 		t.Fatalf("re-run: %v\n%s", err, stderr)
 	}
 	// A new batch of the same changes links the done reviews.
 	lines[0] = strings.Replace(lines[0], `"n":"0"`, `"n":"again"`, 1)
 	_, stderr, err = runEnv(t, env, "bulk", "--manifest", writeManifest(t, lines[:2]), "--no-wait")
-	if err != nil || !strings.Contains(stderr, "0 new reviews, 2 linked to identical reviews") {
+	if err != nil || !strings.Contains(stderr, "2 entries: 0 new reviews, 2 linked to identical reviews") {
 		t.Fatalf("second batch of done changes: %v\n%s", err, stderr)
+	}
+}
+
+// checkBatchViews checks that `batch status` in every format and `status
+// --batch` list each entry of a finished batch with its review, the linked
+// entry naming the line whose review it shares.
+func checkBatchViews(t *testing.T, env testEnv, batchID string, entries []store.BatchEntry) {
+	t.Helper()
+	out, _, err := runEnv(t, env, "batch", "status", batchID, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v batchView
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("batch status --format json: %v\n%s", err, out)
+	}
+	if v.Entries.Total != 12 || v.Entries.NewReviews != 11 || v.Entries.Linked != 1 || !v.Entries.AllSubmitted ||
+		v.Progress.Done != 11 || len(v.Items) != 12 {
+		t.Fatalf("batch status json: %+v", v)
+	}
+	for i, e := range v.Items {
+		want := entries[i]
+		if e.Line != want.Line || e.ReviewID != want.ReviewID || e.Repo != want.Repo || e.Base != want.BaseRef ||
+			e.Head != want.HeadRef || e.Status != "done" || e.Labels["n"] != want.Labels["n"] || e.Labels["n"] == "" {
+			t.Errorf("entry %d: %+v, want %+v done", i, e, want)
+		}
+	}
+	if dup := v.Items[11]; dup.DuplicateOf != entries[3].ReviewID || dup.DuplicateOfLine != entries[3].Line {
+		t.Errorf("linked entry %+v, want the review and line of %+v", dup, entries[3])
+	}
+	out, _, err = runEnv(t, env, "batch", "status", batchID, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 13 || recs[0][0] != "line" || recs[12][5] != entries[11].ReviewID ||
+		recs[12][13] != fmt.Sprint(entries[3].Line) {
+		t.Errorf("batch status --format csv (%v):\n%s", err, out)
+	}
+	out, _, err = runEnv(t, env, "status", "--batch", batchID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.Contains(out, e.ReviewID) {
+			t.Errorf("status --batch lacks the review %s of line %d:\n%s", e.ReviewID, e.Line, out)
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("line %d", entries[3].Line)) {
+		t.Errorf("status --batch does not name the line the linked entry shares:\n%s", out)
 	}
 }
 

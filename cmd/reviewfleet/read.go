@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
@@ -29,30 +28,48 @@ func indentJSON(b []byte) []byte {
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("status", stderr)
 	limit := fs.Int("n", 20, "how many recent reviews to list when no ID is given")
+	batchID := fs.String("batch", "", "list the reviews of this batch, one per entry (`batch status ID --format json|csv` for programs)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reviewfleet status [ID] [-n N] [--batch ID]\n\n"+
+			"With ID: a review's status, progress, LLM usage and failed items. Without: the most recent reviews,\n"+
+			"with their base and head. With --batch: the reviews of one batch.\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if *batchID != "" && len(pos) > 0 {
+		return exitError{code: exitUsage, err: errors.New("give a review ID or --batch ID, not both")}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard, NoStartLocal: true}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
+	if *batchID != "" {
+		if _, err := a.Store.GetBatch(ctx, *batchID); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no batch %s", *batchID)
+		} else if err != nil {
+			return err
+		}
+		return batchStatus(ctx, a.Store, *batchID, "table", stdout)
+	}
 	if len(pos) == 0 {
 		reviews, err := a.Store.ListReviews(ctx, *limit)
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATUS\tSTAGE\tREPO\tCREATED")
+		t := &table{header: []string{"ID", "STATUS", "STAGE", "REPO", "BASE", "HEAD", "CREATED"}}
 		for _, r := range reviews {
-			status := r.Status
+			status := string(r.Status)
 			if r.Incomplete {
 				status += " (incomplete)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, status, r.Stage, r.Repo, r.CreatedAt.UTC().Format(time.RFC3339))
+			base, head := refLabel(r.BaseRef, r.BaseSHA), refLabel(r.HeadRef, r.HeadSHA)
+			t.add(r.ID, status, string(r.Stage), r.Repo, base, head, r.CreatedAt.UTC().Format(time.RFC3339))
 		}
-		return tw.Flush()
+		return t.writeText(stdout)
 	}
 	r, err := a.Store.GetReview(ctx, pos[0])
 	if errors.Is(err, store.ErrNotFound) {
@@ -121,6 +138,17 @@ func printFailedItems(ctx context.Context, st *store.Store, r review.Review, std
 		fmt.Fprintf(stdout, "  %s %s: %s\n", it.Stage, it.Key, it.Error)
 	}
 	return nil
+}
+
+// refLabel names a side of a change: its ref, else its commit, shortened.
+func refLabel(ref, sha string) string {
+	if ref != "" {
+		return ref
+	}
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -184,8 +184,17 @@ func (a *App) runBatch(ctx context.Context, spec bulk.Spec, opts RunOptions) (Ou
 		return Outcome{}, err
 	}
 	out := Outcome{ID: res.Batch.ID, Batch: res}
-	fmt.Fprintf(progOut, "batch %s: %d new reviews, %d linked to identical reviews, %d already submitted, %d could not be submitted\n",
-		res.Batch.ID, res.New, res.Duplicates, res.Resumed, res.Errors)
+	// The batch's own counts, in the words `batch status` uses: what this
+	// run added and what an earlier run had submitted sum to them.
+	counts, err := a.Store.BatchEntryCounts(ctx, res.Batch.ID)
+	if err != nil {
+		return out, err
+	}
+	line := fmt.Sprintf("batch %s: %d entries: %s", res.Batch.ID, counts.Entries, bulk.EntrySummary(counts))
+	if res.Resumed > 0 {
+		line += fmt.Sprintf(" (%d of them submitted by an earlier run)", res.Resumed)
+	}
+	fmt.Fprintln(progOut, line)
 	if opts.NoWait {
 		return out, nil
 	}
