@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/internal/config"
 )
 
 // labelFlags collects repeated --label key=value flags.
@@ -55,20 +56,13 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *maxRunning < 0 {
 		return exitError{code: exitUsage, err: errors.New("--max-running must not be negative")}
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	// Submitting to a fleet needs no model endpoint: its workers call the
+	// model. A batch run in this command (no REDIS_URL) needs one.
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{ForFleet: true, Check: bulkFleetCheck(*noWait)}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
-	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
-		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
-	}
-	if a.LocalRedis && a.Cfg.DatabaseURL != "" {
-		// The in-process fleet would adopt the shared database's pending
-		// work and admit other users' queued reviews onto a queue that
-		// vanishes when this command exits.
-		return exitError{code: exitUsage, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
-	}
 	spec, err := bulkSpec(ctx, a, *manifest, *org, *filter, *prState)
 	if err != nil {
 		return err
@@ -104,6 +98,23 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			res.Batch.ID, p.Failed, res.Errors, res.Batch.ID)}
 	}
 	return nil
+}
+
+// bulkFleetCheck refuses, before anything starts, a configuration bulk
+// cannot run with.
+func bulkFleetCheck(noWait bool) func(config.Config) error {
+	return func(cfg config.Config) error {
+		if noWait && (cfg.RedisURL == "" || cfg.DatabaseURL == "") {
+			return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+		}
+		if cfg.RedisURL == "" && cfg.DatabaseURL != "" {
+			// The in-process fleet would adopt the shared database's
+			// pending work and admit other users' queued reviews onto a
+			// queue that vanishes when this command exits.
+			return exitError{code: exitUsage, err: errors.New("bulk with DATABASE_URL but no REDIS_URL would run a private fleet on a shared database: set REDIS_URL to the fleet's Redis (and run `reviewfleet worker`), or unset DATABASE_URL to use the local database")}
+		}
+		return nil
+	}
 }
 
 // bulkSpec reads the entries of a manifest or lists an organisation's

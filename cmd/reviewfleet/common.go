@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
@@ -18,7 +17,7 @@ import (
 func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", os.Getenv("REVIEWFLEET_CONFIG"), "YAML configuration file")
+	cfgPath := fs.String("config", "", "YAML configuration file (default: $REVIEWFLEET_CONFIG)")
 	return fs, cfgPath
 }
 
@@ -45,9 +44,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func logger(stderr io.Writer) *slog.Logger {
+func logger(ctx context.Context, stderr io.Writer) *slog.Logger {
 	level := slog.LevelWarn
-	if v := os.Getenv("REVIEWFLEET_LOG_LEVEL"); v != "" {
+	if v := getenv(ctx, "REVIEWFLEET_LOG_LEVEL"); v != "" {
 		_ = level.UnmarshalText([]byte(strings.ToUpper(v)))
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -74,10 +73,13 @@ func open(ctx context.Context, cfgPath string, stderr io.Writer, opts app.Option
 		return nil, nil, err
 	}
 	if opts.Log == nil {
-		opts.Log = logger(stderr)
+		opts.Log = logger(ctx, stderr)
 	}
 	if opts.Notices == nil {
 		opts.Notices = stderr
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = func(k string) string { return getenv(ctx, k) }
 	}
 	a, err := app.Open(ctx, cfg, opts)
 	if err != nil {

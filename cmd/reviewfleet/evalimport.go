@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func cmdEvalImport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *golden == "" || *out == "" {
 		return exitError{code: exitUsage, err: errors.New("eval import needs --golden FILE.json and --out DIR")}
 	}
-	cfg, err := config.LoadEnv(*cfgPath, envOf(ctx).lookup)
+	cfg, err := config.LoadEnv(cmp.Or(*cfgPath, getenv(ctx, "REVIEWFLEET_CONFIG")), envOf(ctx).lookup)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ func cmdLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 {
 		return exitError{code: exitUsage, err: errors.New(localUsage)}
 	}
-	dir, err := localenv.DefaultDataDir()
+	dir, err := localenv.DataDirFrom(func(k string) string { return getenv(ctx, k) })
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 // Asking for help is not an error: every command and subcommand exits 0.
 func TestHelpExitsZeroEverywhere(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	cmds := [][]string{
 		{}, {"review"}, {"status"}, {"report"}, {"bulk"}, {"batch"}, {"batch", "list"}, {"batch", "status"},
 		{"worker"}, {"scheduler"}, {"migrate"}, {"prompts"}, {"prompts", "stats"}, {"config"}, {"config", "keys"},
@@ -20,7 +20,7 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 	for _, c := range cmds {
 		for _, h := range []string{"-h", "--help"} {
 			args := append(append([]string{}, c...), h)
-			if _, _, err := runCmd(t, args...); err != nil {
+			if _, _, err := runEnv(t, testEnv{}, args...); err != nil {
 				t.Errorf("reviewfleet %s: %v, want exit 0", strings.Join(args, " "), err)
 			}
 		}
@@ -44,8 +44,8 @@ func TestVersion(t *testing.T) {
 // Argument mistakes are reported before anything is opened: no notice
 // about the LLM endpoint, the database or Redis comes first.
 func TestArgumentErrorsComeFirst(t *testing.T) {
-	clearEnv(t)
-	t.Setenv("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	t.Parallel()
+	env := testEnv{"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1"}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -55,7 +55,7 @@ func TestArgumentErrorsComeFirst(t *testing.T) {
 		{[]string{"review", "--diff", "/does/not/exist.patch"}, "--diff"},
 		{[]string{"review", "--repo", "/does/not/exist", "--base", "a", "--head", "b"}, "--repo"},
 	} {
-		_, errOut, err := runCmd(t, tc.args...)
+		_, errOut, err := runEnv(t, env, tc.args...)
 		var ee exitError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ee) || ee.code != exitUsage {
 			t.Errorf("%v: got %v, want a usage error about %q", tc.args, err, tc.want)
@@ -69,11 +69,11 @@ func TestArgumentErrorsComeFirst(t *testing.T) {
 // status must not bring back a local Postgres the user stopped: it says
 // it is stopped and how to start it.
 func TestStatusDoesNotStartAStoppedLocalPostgres(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	data := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", data)
+	env := testEnv{"XDG_DATA_HOME": data}
 	for _, args := range [][]string{{"status"}, {"report", "some-id"}, {"local", "psql", "--url"}} {
-		_, _, err := runCmd(t, args...)
+		_, _, err := runEnv(t, env, args...)
 		if err == nil || !strings.Contains(err.Error(), "stopped") || !strings.Contains(err.Error(), "reviewfleet local start") {
 			t.Errorf("%v: %v, want: the local Postgres is stopped, and how to start it", args, err)
 		}

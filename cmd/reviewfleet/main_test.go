@@ -102,21 +102,22 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 }
 
 func TestUsageAndBadArguments(t *testing.T) {
-	clearEnv(t)
-	if out, _, err := runCmd(t); err != nil || !strings.Contains(out, "reviewfleet review") {
+	t.Parallel()
+	env := testEnv{}
+	if out, _, err := runEnv(t, env); err != nil || !strings.Contains(out, "reviewfleet review") {
 		t.Fatalf("usage: %v %q", err, out)
 	}
-	if _, _, err := runCmd(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), "unknown command") {
+	if _, _, err := runEnv(t, env, "frobnicate"); err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Fatalf("unknown command: %v", err)
 	}
-	if _, _, err := runCmd(t, "review", "--format", "pdf"); err == nil || !strings.Contains(err.Error(), "--format") {
+	if _, _, err := runEnv(t, env, "review", "--format", "pdf"); err == nil || !strings.Contains(err.Error(), "--format") {
 		t.Fatalf("bad format: %v", err)
 	}
-	if out, _, err := runCmd(t, "config", "keys"); err != nil || !strings.Contains(out, "REVIEWFLEET_HARNESS_EVAL_ENABLED") {
+	if out, _, err := runEnv(t, env, "config", "keys"); err != nil || !strings.Contains(out, "REVIEWFLEET_HARNESS_EVAL_ENABLED") {
 		t.Fatalf("config keys: %v", err)
 	}
-	t.Setenv("REVIEWFLEET_HARNESS_CONFIDENCE_THRESHOLD", "7")
-	if _, _, err := runCmd(t, "status"); err == nil || !strings.Contains(err.Error(), "harness.confidence_threshold") {
+	env["REVIEWFLEET_HARNESS_CONFIDENCE_THRESHOLD"] = "7"
+	if _, _, err := runEnv(t, env, "status"); err == nil || !strings.Contains(err.Error(), "harness.confidence_threshold") {
 		t.Fatalf("bad configuration must be reported with its key: %v", err)
 	}
 }
@@ -265,22 +266,20 @@ func TestSeparateWorkerProcess(t *testing.T) {
 // migrate Job and read-only commands run, a worker (which clones with
 // it) refuses to start and names the setting.
 func TestMissingAppKeyStopsOnlyGitHubUsers(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "reviewfleet.yaml")
 	missing := filepath.Join(t.TempDir(), "absent.pem")
 	if err := os.WriteFile(cfg, []byte("github:\n  app_id: 7\n  app_private_key_file: "+missing+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("DATABASE_URL", testenv.IsolatedSchema(t))
-	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	t.Setenv("OPENAI_API_KEY", "k")
+	env := testEnv{"DATABASE_URL": testenv.IsolatedSchema(t), "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "k"}
 	for _, args := range [][]string{{"migrate"}, {"status"}} {
-		if _, stderr, err := runCmd(t, append(args, "--config", cfg)...); err != nil {
+		if _, stderr, err := runEnv(t, env, append(args, "--config", cfg)...); err != nil {
 			t.Errorf("%s with the App's key missing: %v\n%s", args[0], err, stderr)
 		}
 	}
-	t.Setenv("REDIS_URL", testenv.RedisURL(t))
-	_, _, err := runCmd(t, "worker", "--config", cfg)
+	env["REDIS_URL"] = testenv.RedisURL(t)
+	_, _, err := runEnv(t, env, "worker", "--config", cfg)
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "github.app_private_key_file") {
 		t.Errorf("worker with the App's key missing: %v, want exit 2 naming github.app_private_key_file", err)

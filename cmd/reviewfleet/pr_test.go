@@ -42,7 +42,7 @@ func prRepo(t *testing.T) (dir, base, head string) {
 }
 
 func TestReviewPullRequestAndPostTwice(t *testing.T) {
-	clearEnv(t)
+	t.Parallel()
 	dir, base, head := prRepo(t)
 	files, err := githubfake.FilesFromGit(context.Background(), dir, base, head)
 	if err != nil {
@@ -62,19 +62,17 @@ func TestReviewPullRequestAndPostTwice(t *testing.T) {
 	gh.RateLimitOnce()
 	llm := llmfake.New(llmfake.Markers(llmfake.DefaultMarker))
 	defer llm.Close()
-	for k, v := range map[string]string{
+	env := testEnv{
 		"DATABASE_URL": testenv.IsolatedSchema(t), "OPENAI_BASE_URL": llm.URL, "OPENAI_API_KEY": "k",
 		"GITHUB_API_URL": gh.URL + "/", "GITHUB_TOKEN": "", "REVIEWFLEET_EXPERT_SNAPSHOT_DIR": t.TempDir(),
 		"REVIEWFLEET_GITHUB_MAX_RETRY_WAIT": "2s", "REVIEWFLEET_SNAPSHOT_ALLOW_LOOPBACK_HTTP": "true",
-	} {
-		t.Setenv(k, v)
 	}
-	if _, _, err := runCmd(t, "migrate"); err != nil {
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
 		t.Fatal(err)
 	}
 	url := "https://github.com/acme/calc/pull/5"
 	for i, want := range []string{"posted GitHub review", "updated GitHub review"} {
-		out, stderr, err := runCmd(t, "review", "--pr", url, "--post", "--quiet")
+		out, stderr, err := runEnv(t, env, "review", "--pr", url, "--post", "--quiet")
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", i+1, err, stderr)
 		}
@@ -92,10 +90,10 @@ func TestReviewPullRequestAndPostTwice(t *testing.T) {
 			t.Errorf("comment on %s:%d outside the diff", c.Path, c.Line)
 		}
 	}
-	if _, _, err := runCmd(t, "review", "--pr", url, "--repo", dir); err == nil || !strings.Contains(err.Error(), "--pr takes") {
+	if _, _, err := runEnv(t, env, "review", "--pr", url, "--repo", dir); err == nil || !strings.Contains(err.Error(), "--pr takes") {
 		t.Fatalf("--pr with --repo: %v", err)
 	}
-	if _, _, err := runCmd(t, "review", "--post", "--repo", dir, "--base", base, "--head", head); err == nil || !strings.Contains(err.Error(), "--post needs --pr") {
+	if _, _, err := runEnv(t, env, "review", "--post", "--repo", dir, "--base", base, "--head", head); err == nil || !strings.Contains(err.Error(), "--post needs --pr") {
 		t.Fatalf("--post without --pr: %v", err)
 	}
 }

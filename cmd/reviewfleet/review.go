@@ -125,18 +125,25 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 
 	// The demo prepares its database itself; a real review expects `migrate`.
-	appOpts := app.Options{Migrate: *useDemo}
+	// Submitting to a fleet needs no model endpoint: its workers call the
+	// model. A review run in this command (no REDIS_URL) needs one.
+	appOpts := app.Options{Migrate: *useDemo, ForFleet: rp == nil}
 	if rp != nil {
 		appOpts.InProcessReason = "the recorded replies are served from this process"
+	}
+	if *noWait {
+		appOpts.Check = func(cfg config.Config) error {
+			if cfg.RedisURL == "" || cfg.DatabaseURL == "" {
+				return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
+			}
+			return nil
+		}
 	}
 	a, closeApp, err := open(ctx, *cfgPath, stderr, appOpts, edit)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
-	if *noWait && (a.LocalRedis || a.Cfg.DatabaseURL == "") {
-		return exitError{code: exitUsage, err: errors.New("--no-wait needs a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker` (without them the review runs inside this command)")}
-	}
 
 	run := app.ReviewRequest{Change: req}
 	switch {

@@ -24,18 +24,23 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	// serve submits to a fleet, whose workers call the model: it needs no
+	// model endpoint of its own.
+	check := func(cfg config.Config) error {
+		if cfg.Webhook.Secret == "" {
+			return exitError{code: exitUsage, err: errors.New("serve needs webhook.secret (GITHUB_WEBHOOK_SECRET): unsigned deliveries are refused")}
+		}
+		if cfg.RedisURL == "" || cfg.DatabaseURL == "" {
+			return exitError{code: exitUsage, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
+		}
+		return nil
+	}
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{ForFleet: true, Check: check}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
 	wcfg := a.Cfg.Webhook
-	if wcfg.Secret == "" {
-		return exitError{code: exitUsage, err: errors.New("serve needs webhook.secret (GITHUB_WEBHOOK_SECRET): unsigned deliveries are refused")}
-	}
-	if a.LocalRedis || a.Cfg.DatabaseURL == "" {
-		return exitError{code: exitUsage, err: errors.New("serve submits to a fleet: set REDIS_URL and DATABASE_URL and run `reviewfleet worker`")}
-	}
 	if err := a.GitHub.Check(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}

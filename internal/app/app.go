@@ -61,6 +61,20 @@ type Options struct {
 	// NoStartLocal uses the local Postgres only if it is running: read-only
 	// commands say it is stopped instead of starting it again.
 	NoStartLocal bool
+	// ForFleet opens the app of a command that submits reviews and waits
+	// for them: the LLM client is opened only when this process is the
+	// fleet (no REDIS_URL). Submitting to a fleet of workers needs no
+	// model endpoint: the workers hold the model's credentials.
+	ForFleet bool
+	// Check, when set, is called with the configuration before anything
+	// is opened or started, and its error is Open's: a command that
+	// cannot run with the configuration says so before any notice about
+	// a local Postgres or an in-process Redis.
+	Check func(config.Config) error
+	// Getenv reads the environment the app takes GITHUB_TOKEN, the API
+	// keys of llm.endpoints and XDG_DATA_HOME from (nil: the process's),
+	// so that a caller can run with variables of its own.
+	Getenv func(string) string
 	// InProcessReason says why the queue and the worker run in this
 	// process when the caller cleared REDIS_URL itself (a replay whose
 	// model server lives here); the notice names it instead of a missing
@@ -87,6 +101,7 @@ type App struct {
 
 	rdb             redis.UniversalClient
 	closers         []func()
+	getenv          func(string) string
 	skipSchemaCheck bool
 	noStartLocal    bool
 	inProcessReason string
@@ -100,7 +115,16 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	if a.Log == nil {
 		a.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	if !opts.SkipLLM && strings.TrimSpace(cfg.LLM.BaseURL) == "" {
+	if a.getenv = opts.Getenv; a.getenv == nil {
+		a.getenv = os.Getenv
+	}
+	if opts.Check != nil {
+		if err := opts.Check(cfg); err != nil {
+			return nil, err
+		}
+	}
+	skipLLM := opts.SkipLLM || (opts.ForFleet && cfg.RedisURL != "")
+	if !skipLLM && strings.TrimSpace(cfg.LLM.BaseURL) == "" && len(cfg.LLM.Endpoints) == 0 {
 		return nil, errNoEndpoint
 	}
 	notices := opts.Notices
@@ -128,7 +152,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	}
 	// Clones of the configured GitHub's private repositories use the same
 	// credential as its API (GITHUB_TOKEN or the App's installation token).
-	if a.GitHub, err = pullrequest.NewClients(cfg.GitHub, os.Getenv("GITHUB_TOKEN"), nil); err != nil {
+	if a.GitHub, err = pullrequest.NewClients(cfg.GitHub, a.getenv("GITHUB_TOKEN"), nil); err != nil {
 		return nil, err
 	}
 	// The fleet's git token belongs to the hosts configured for it; by
@@ -157,7 +181,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	}
 	a.Pipeline.OnFailed = a.StoreFailureReport
 	a.Pipeline.Announce = func(ctx context.Context) { _ = a.rdb.Publish(ctx, pipeline.WakeChannel, "1").Err() }
-	if !opts.SkipLLM {
+	if !skipLLM {
 		if err := a.openLLM(); err != nil {
 			return nil, err
 		}
@@ -169,7 +193,7 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 	dsn := a.Cfg.DatabaseURL
 	local := dsn == ""
 	if local {
-		dataDir, err := localenv.DefaultDataDir()
+		dataDir, err := localenv.DataDirFrom(a.getenv)
 		if err != nil {
 			return err
 		}
@@ -388,7 +412,7 @@ func cacheDir(cfg config.Config) (string, error) {
 func (a *App) endpoints() []llm.Endpoint {
 	var out []llm.Endpoint
 	for _, e := range a.Cfg.LLM.Endpoints {
-		key := os.Getenv(e.APIKeyEnv)
+		key := a.getenv(e.APIKeyEnv)
 		ep := llm.Endpoint{Name: e.Name, BaseURL: e.BaseURL, APIKey: key, Models: e.Models, Weight: e.Weight}
 		if a.rdb != nil {
 			ep.Limiter = llm.NewRedisLimiterBurst(a.rdb, "reviewfleet:llm:quota:"+e.Name, llm.EndpointID(e.BaseURL, key),

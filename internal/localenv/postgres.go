@@ -2,6 +2,7 @@ package localenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -58,13 +59,17 @@ type LocalPostgres struct {
 
 // DefaultDataDir returns where the local cluster lives by default:
 // $XDG_DATA_HOME/reviewfleet/postgres, or ~/.local/share/reviewfleet/postgres.
-func DefaultDataDir() (string, error) {
-	if xdg := os.Getenv("XDG_DATA_HOME"); xdg != "" && filepath.IsAbs(xdg) {
+func DefaultDataDir() (string, error) { return DataDirFrom(os.Getenv) }
+
+// DataDirFrom is DefaultDataDir with XDG_DATA_HOME and HOME read through
+// getenv, for a caller running with an environment of its own.
+func DataDirFrom(getenv func(string) string) (string, error) {
+	if xdg := getenv("XDG_DATA_HOME"); xdg != "" && filepath.IsAbs(xdg) {
 		return filepath.Join(xdg, "reviewfleet", "postgres"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the default postgres data directory: %w", err)
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("find the default postgres data directory: neither XDG_DATA_HOME nor HOME is set")
 	}
 	return filepath.Join(home, ".local", "share", "reviewfleet", "postgres"), nil
 }

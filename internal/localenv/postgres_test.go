@@ -178,16 +178,21 @@ func TestStopPostgresWhenNothingRuns(t *testing.T) {
 }
 
 func TestDefaultDataDir(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", "/srv/xdg")
-	got, err := DefaultDataDir()
+	t.Parallel()
+	env := map[string]string{"XDG_DATA_HOME": "/srv/xdg", "HOME": "/home/ada"}
+	getenv := func(k string) string { return env[k] }
+	got, err := DataDirFrom(getenv)
 	if err != nil || got != "/srv/xdg/reviewfleet/postgres" {
 		t.Errorf("with XDG_DATA_HOME: %q, %v", got, err)
 	}
-	t.Setenv("XDG_DATA_HOME", "")
-	t.Setenv("HOME", "/home/ada")
-	got, err = DefaultDataDir()
+	env["XDG_DATA_HOME"] = ""
+	got, err = DataDirFrom(getenv)
 	if err != nil || got != "/home/ada/.local/share/reviewfleet/postgres" {
 		t.Errorf("without XDG_DATA_HOME: %q, %v", got, err)
+	}
+	env["HOME"] = ""
+	if got, err := DataDirFrom(getenv); err == nil {
+		t.Errorf("without XDG_DATA_HOME and HOME: %q, want an error", got)
 	}
 }
 
