@@ -41,6 +41,11 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "worker %s: serving review tasks (concurrency %d, poll %s, %d database connections)\n",
 		w.ID(), a.Cfg.Worker.Concurrency, a.Cfg.Worker.TaskCheckInterval, a.Store.MaxConns())
+	stopping := context.AfterFunc(ctx, func() {
+		fmt.Fprintf(stderr, "worker %s: stopping: running tasks get up to %s to finish (worker.shutdown_timeout); "+
+			"interrupt again to stop now (they then run again on another worker)\n", w.ID(), a.Cfg.Worker.ShutdownTimeout)
+	})
+	defer stopping()
 	return w.Run(ctx)
 }
 

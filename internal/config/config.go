@@ -382,8 +382,14 @@ type Worker struct {
 	// on a Redis channel and wake idle workers at once; retries asynq
 	// moves to a queue itself wait up to this long.
 	IdlePollInterval time.Duration `yaml:"idle_poll_interval"`
-	MaxRetry         int           `yaml:"max_retry"`        // default 4
-	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"` // default 30s
+	MaxRetry         int           `yaml:"max_retry"` // default 4
+	// ShutdownTimeout is how long a stopping worker lets its running
+	// tasks finish before putting them back on their queues (default
+	// 5m30s: expert.run_timeout's 5m and 30s more, so that no expert run
+	// in flight is cut and started over elsewhere, as the Kubernetes
+	// manifests have it). A second Ctrl-C or SIGTERM stops the worker at
+	// once; its tasks then run again on another worker.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	// HealthAddr serves /livez and /readyz (default ":8081"; empty
 	// disables). When the default port is taken (a second worker on the
 	// same host) the worker listens on a free port and logs which.
@@ -470,7 +476,7 @@ func Default() Config {
 		},
 		Worker: Worker{
 			Concurrency: 8, TaskCheckInterval: 10 * time.Millisecond, IdlePollInterval: time.Second, MaxRetry: 4,
-			ShutdownTimeout: 30 * time.Second, HealthAddr: DefaultHealthAddr,
+			ShutdownTimeout: 330 * time.Second, HealthAddr: DefaultHealthAddr,
 			HeartbeatInterval: 2 * time.Second, HeartbeatTTL: 10 * time.Second,
 		},
 		Database: Database{StatementTimeout: 30 * time.Second},
