@@ -13,26 +13,10 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-const batchUsage = `usage: reviewfleet batch SUBCOMMAND [flags]
-
-Subcommands:
-  list [-n N]                                   recent batches, newest first, with their progress
-  status ID [--format table|json|csv]           a batch's progress and each entry: manifest line, repository,
-                                                base..head, labels, review, status, findings by severity,
-                                                and the line or review a linked entry shares
-  report ID [--format markdown|json|csv]        findings and LLM usage per repository, failed entries, cost
-  cancel ID                                     stop the batch: queued reviews never start, running ones stop
-
-Flags:`
-
 func cmdBatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("batch", stderr)
 	limit := fs.Int("n", 20, "how many recent batches `batch list` shows")
 	format := fs.String("format", "", "output format: table, json or csv for `status` (default table); markdown, json or csv for `report` (default markdown)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), batchUsage)
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

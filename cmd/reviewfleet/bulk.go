@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
 	"github.com/reviewfleet/reviewfleet/internal/config"
+	"github.com/reviewfleet/reviewfleet/internal/untrusted"
 )
 
 // labelFlags collects repeated --label key=value flags.
@@ -28,8 +30,17 @@ func (l labelFlags) Set(v string) error {
 	return nil
 }
 
+const bulkExitCodes = `
+Exit codes:
+  0  every review of the batch is done (--no-wait: the batch is submitted; --check: every entry resolves)
+  1  a review failed or an entry could not be submitted (see 'batch report ID'), --check found a bad
+     entry, or the command could not run (database, Redis, GitHub)
+  2  usage error: bad flags, a malformed manifest, or a configuration bulk cannot run with
+`
+
 func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("bulk", stderr)
+	setHelp(fs, "bulk", bulkExitCodes)
 	manifest := fs.String("manifest", "", "JSON Lines file: one {\"repo\", \"base\", \"head\", \"labels\", \"purpose\"} per line")
 	org := fs.String("github-org", "", "review every open pull request of this GitHub organisation (token: GITHUB_TOKEN)")
 	prState := fs.String("pull-requests", "open", "with --github-org: the pull requests to review: open, closed or all")
@@ -39,6 +50,7 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	maxRunning := fs.Int("max-running", 0, "running reviews of this batch at most; 0: no cap (default bulk.max_running_per_batch)")
 	noWait := fs.Bool("no-wait", false, "print the batch ID once submitted and return (needs a fleet: REDIS_URL and workers)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	check := fs.Bool("check", false, "resolve every entry's repository, base and head as a submission would, report each bad entry by line, and submit nothing (exit 1 when one is bad)")
 	labels := labelFlags{}
 	fs.Var(labels, "label", "key=value label of the batch (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -55,6 +67,9 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *maxRunning < 0 {
 		return exitError{code: exitUsage, err: errors.New("--max-running must not be negative")}
+	}
+	if *check {
+		return bulkCheck(ctx, *cfgPath, *manifest, *org, *filter, *prState, stdout, stderr)
 	}
 	// Submitting to a fleet needs no model endpoint: its workers call the
 	// model. A batch run in this command (no REDIS_URL) needs one.
@@ -97,6 +112,62 @@ func cmdBulk(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return exitError{code: 1, err: fmt.Errorf("batch %s: %d reviews failed, %d entries could not be submitted (`reviewfleet batch report %s`)",
 			res.Batch.ID, p.Failed, res.Errors, res.Batch.ID)}
 	}
+	return nil
+}
+
+// bulkCheck resolves every entry of a manifest (or an organisation's
+// listing) as a submission would and reports the bad ones by line. It
+// submits nothing.
+func bulkCheck(ctx context.Context, cfgPath, manifest, org, filter, prState string, stdout, stderr io.Writer) error {
+	a, closeApp, err := open(ctx, cfgPath, stderr, app.Options{SkipLLM: true, Notices: io.Discard}, nil)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	var spec bulk.Spec
+	var problems []bulk.Problem
+	if manifest != "" {
+		// Malformed lines are reported with the entries that do not
+		// resolve: one run lists everything to correct.
+		f, err := os.Open(manifest)
+		if err != nil {
+			return fmt.Errorf("open manifest: %w", err)
+		}
+		var bad []bulk.LineError
+		spec.Entries, bad, err = bulk.ParseManifestLines(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, l := range bad {
+			problems = append(problems, bulk.Problem{Line: l.Line, Err: "malformed: " + l.Msg})
+		}
+	} else if spec, err = bulkSpec(ctx, a, manifest, org, filter, prState); err != nil {
+		return err
+	}
+	unresolved, err := bulk.Check(ctx, a, spec.Entries, a.Cfg.Bulk.SubmitConcurrency)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, unresolved...)
+	slices.SortFunc(problems, func(x, y bulk.Problem) int { return x.Line - y.Line })
+	total := len(spec.Entries) + len(problems) - len(unresolved)
+	for _, p := range problems {
+		if p.Repo == "" {
+			fmt.Fprintf(stdout, "line %d: %s\n", p.Line, untrusted.OneLine(p.Err))
+			continue
+		}
+		fmt.Fprintf(stdout, "line %d: %s %s..%s: %s\n", p.Line, untrusted.OneLine(p.Repo), untrusted.OneLine(p.Base),
+			untrusted.OneLine(p.Head), untrusted.OneLine(p.Err))
+	}
+	if len(problems) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d of %d entries cannot be reviewed (listed above); nothing was submitted",
+			len(problems), total)}
+	}
+	if total == 0 {
+		return exitError{code: exitUsage, err: errors.New("the manifest has no entries")}
+	}
+	fmt.Fprintf(stdout, "all %d entries resolve; nothing was submitted (run again without --check to submit them)\n", total)
 	return nil
 }
 

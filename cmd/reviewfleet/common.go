@@ -18,6 +18,7 @@ func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "YAML configuration file (default: $REVIEWFLEET_CONFIG)")
+	setHelp(fs, name, "")
 	return fs, cfgPath
 }
 

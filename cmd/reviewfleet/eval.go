@@ -14,15 +14,13 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-const evalUsage = `Usage:
-  reviewfleet eval --dataset DIR [--judge-model M] [--window N] [--compare RUN_ID] [--toggles verify,eval,progressive_context] [--parallel N] [--format markdown|json]
+const evalUsage = `usage: reviewfleet eval --dataset DIR [--judge-model M] [--window N] [--compare RUN_ID] [--toggles verify,eval,progressive_context] [--parallel N] [--format markdown|json]
   reviewfleet eval import --golden FILE.json --out DIR
 
 Reviews every case of a dataset the way 'reviewfleet review' does, matches the reported findings to
 the golden issues and prints TP, FP, FN, precision, recall and F1 per case and in total. Each run is
 stored (eval_runs, eval_results); --compare RUN_ID applies the regression criteria against an earlier
 run (FP down, FN not up, runtime at most +30%) and exits 1 on FAIL. See docs/eval.md.
-
 `
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,10 +28,6 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return cmdEvalImport(ctx, args[1:], stdout, stderr)
 	}
 	fs, cfgPath := newFlags("eval", stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalUsage)
-		fs.PrintDefaults()
-	}
 	dataset := fs.String("dataset", "", "dataset directory: one JSON file per case (docs/eval.md)")
 	judgeModel := fs.String("judge-model", "", "model that may match a finding the line window leaves unmatched (default evaluation.judge_model; empty: no judge)")
 	compare := fs.String("compare", "", "an earlier run's ID: print the regression criteria against it (false positives down, misses not up, runtime within +30%), exit 1 on FAIL")

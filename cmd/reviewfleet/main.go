@@ -30,6 +30,10 @@ func (e exitError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal asks the command to stop gracefully; the next one
+	// ends the process at once (a worker would otherwise let its running
+	// tasks finish for up to worker.shutdown_timeout).
+	go func() { <-ctx.Done(); stop() }()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -62,10 +66,11 @@ Usage:
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
   reviewfleet review   --replay ID|FILE       re-run a recorded review offline (no model is called)
   reviewfleet recording export ID > FILE     write a review's recording for --replay
-  reviewfleet status   [ID]                   a review's status and progress (no ID: recent reviews)
+  reviewfleet status   [ID] [--batch ID]      a review's status and progress (no ID: recent reviews; --batch: a batch's)
   reviewfleet report   ID [--format markdown|json|sarif]
   reviewfleet bulk     --manifest FILE | --github-org ORG [--repo-filter GLOB] [--max-running N] [--no-wait]
-  reviewfleet batch    list | status ID | report ID | cancel ID
+  reviewfleet bulk     --manifest FILE --check  resolve every entry's refs and report bad lines, submitting nothing
+  reviewfleet batch    list | status ID [--format table|json|csv] | report ID [--format markdown|json|csv] | cancel ID
   reviewfleet worker                          serve review tasks (needs REDIS_URL, DATABASE_URL, OPENAI_BASE_URL)
   reviewfleet scheduler [--once]              run the reconciler, admission and scheduled bulk reviews
   reviewfleet migrate  [--down] [--status]    apply the database migrations
@@ -75,12 +80,29 @@ Usage:
                                               delete old prompts, replies and reviews (running ones never)
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
-  reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
+  reviewfleet local    start | stop | psql [--url]
+                                              the local Postgres reviews use without DATABASE_URL: start or
+                                              stop it, open it with psql (--url: print its connection URL)
   reviewfleet version                         print the version (also --version)
 
-Every command takes --config FILE (YAML). Environment: DATABASE_URL, REDIS_URL, OPENAI_BASE_URL,
-OPENAI_API_KEY, and REVIEWFLEET_<SECTION>_<KEY> for any key (see 'reviewfleet config keys').
+Every command takes --config FILE (YAML); 'reviewfleet COMMAND --help' describes each. Environment:
+DATABASE_URL, REDIS_URL, OPENAI_BASE_URL, OPENAI_API_KEY, and REVIEWFLEET_<SECTION>_<KEY> for any key
+(see 'reviewfleet config keys'). Submitting to a fleet (review, bulk, serve) needs only DATABASE_URL
+and REDIS_URL: the workers hold the model's endpoint and key.
 `
+
+// commands is the command table: each command's name and its function.
+func commands() map[string]func(context.Context, []string, io.Writer, io.Writer) error {
+	return map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
+		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
+		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
+		"recording": cmdRecording,
+		"prune":     cmdPrune,
+		"post":      cmdPost, "serve": cmdServe,
+		"eval": cmdEval,
+	}
+}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -91,16 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return printVersion(stdout)
 	}
 	reportVersion.Do(func() { report.Version = versionString() })
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"review": cmdReview, "status": cmdStatus, "report": cmdReport, "worker": cmdWorker,
-		"scheduler": cmdScheduler, "migrate": cmdMigrate, "prompts": cmdPrompts, "config": cmdConfig,
-		"local": cmdLocal, "bulk": cmdBulk, "batch": cmdBatch,
-		"recording": cmdRecording,
-		"prune":     cmdPrune,
-		"post":      cmdPost, "serve": cmdServe,
-	}
-	cmds["eval"] = cmdEval
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands()[args[0]]
 	if !ok {
 		fmt.Fprint(stderr, usage)
 		return exitError{code: exitUsage, err: fmt.Errorf("unknown command %q", args[0])}

@@ -29,12 +29,6 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, cfgPath := newFlags("status", stderr)
 	limit := fs.Int("n", 20, "how many recent reviews to list when no ID is given")
 	batchID := fs.String("batch", "", "list the reviews of this batch, one per entry (`batch status ID --format json|csv` for programs)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reviewfleet status [ID] [-n N] [--batch ID]\n\n"+
-			"With ID: a review's status, progress, LLM usage and failed items. Without: the most recent reviews,\n"+
-			"with their base and head. With --batch: the reviews of one batch.\n\nFlags:")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/reviewfleet/reviewfleet/internal/app"
@@ -21,7 +20,6 @@ llm.record_exchanges on (the default).
 
 func cmdRecording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("recording", stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), recordingUsage) }
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

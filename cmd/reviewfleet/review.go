@@ -45,11 +45,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 		}
 	}()
 	fs, cfgPath := newFlags("review", stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage of review:")
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), reviewExitCodes)
-	}
+	setHelp(fs, "review", reviewExitCodes)
 	repo := fs.String("repo", "", "local repository directory or remote git URL")
 	base := fs.String("base", "", "base revision")
 	head := fs.String("head", "", "head revision")

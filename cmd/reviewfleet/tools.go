@@ -22,7 +22,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] != "stats" && wantsHelp(args) {
-		fmt.Fprintln(stdout, "usage: reviewfleet prompts stats --diff FILE [--diff FILE…]")
+		fmt.Fprint(stdout, commandHelp["prompts stats"])
 		return nil
 	}
 	if len(args) == 0 || args[0] != "stats" {
@@ -30,6 +30,7 @@ func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fs := flag.NewFlagSet("prompts stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setHelp(fs, "prompts stats", "")
 	var files stringList
 	fs.Var(&files, "diff", "unified diff file (repeatable)")
 	dir := fs.String("prompts-dir", "", "directory of prompt overrides")
@@ -64,9 +65,15 @@ func cmdPrompts(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return prompts.WriteStatsTable(stdout, stats)
 }
 
+const configUsage = `usage: reviewfleet config keys
+
+Lists every configuration key (as written in a --config YAML file) with the environment variable
+that sets it; the environment wins over the file. Defaults and their reasons: config.example.yaml.
+`
+
 func cmdConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if wantsHelp(args) {
-		fmt.Fprintln(stdout, "usage: reviewfleet config keys   (every configuration key and its environment variable)")
+		fmt.Fprint(stdout, configUsage)
 		return nil
 	}
 	if len(args) != 1 || args[0] != "keys" {

@@ -62,6 +62,23 @@ const maxLine = 1 << 20
 // lines starting with # are skipped. Every malformed line is reported, by
 // number, in a *ManifestError; then no entry is returned.
 func ParseManifest(r io.Reader) ([]Entry, error) {
+	out, bad, err := ParseManifestLines(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, &ManifestError{Lines: bad}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the manifest has no entries")
+	}
+	return out, nil
+}
+
+// ParseManifestLines reads a manifest as ParseManifest does but returns
+// its well-formed entries along with its malformed lines, for a check
+// that reports both. The error is only for a manifest that cannot be read.
+func ParseManifestLines(r io.Reader) ([]Entry, []LineError, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
 	var out []Entry
@@ -85,16 +102,10 @@ func ParseManifest(r io.Reader) ([]Entry, error) {
 		if errors.Is(err, bufio.ErrTooLong) {
 			bad = append(bad, LineError{Line: n + 1, Msg: fmt.Sprintf("longer than %d bytes", maxLine)})
 		} else {
-			return nil, fmt.Errorf("read manifest: %w", err)
+			return nil, nil, fmt.Errorf("read manifest: %w", err)
 		}
 	}
-	if len(bad) > 0 {
-		return nil, &ManifestError{Lines: bad}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("the manifest has no entries")
-	}
-	return out, nil
+	return out, bad, nil
 }
 
 func parseLine(line []byte) (Entry, error) {

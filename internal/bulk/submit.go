@@ -227,17 +227,12 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return be, false, err
 	}
-	req := submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID,
-		Origin: submit.FromManifest}
-	if e.PR != nil {
-		req.ChangeKey, req.Origin = e.PR.ChangeKey(), submit.FromPullRequest
-	}
-	nr, err := s.Reviews.Prepare(ctx, req)
+	nr, err := s.Reviews.Prepare(ctx, entryRequest(e, batchID))
 	if err != nil {
 		if ctx.Err() != nil {
 			return be, false, ctx.Err()
 		}
-		be.Error = submit.StripCredentials(err.Error())
+		be.Error = entryError(e, err)
 		return be, false, s.Store.SaveBatchEntry(ctx, batchID, be)
 	}
 	nr.ID, nr.Kind = id, review.KindBulk
@@ -267,6 +262,16 @@ func (s *Submitter) submitEntry(ctx context.Context, batchID string, e Entry) (b
 	}
 	be.ReviewID = id
 	return be, true, s.Store.SaveBatchEntry(ctx, batchID, be)
+}
+
+// entryRequest is the change an entry asks to review.
+func entryRequest(e Entry, batchID string) submit.Request {
+	req := submit.Request{Repo: e.Repo, Base: e.Base, Head: e.Head, HeadRepo: e.HeadRepo, Purpose: e.Purpose, BatchID: batchID,
+		Origin: submit.FromManifest}
+	if e.PR != nil {
+		req.ChangeKey, req.Origin = e.PR.ChangeKey(), submit.FromPullRequest
+	}
+	return req
 }
 
 // identity names what an entry reviews (repository without credentials,
