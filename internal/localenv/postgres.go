@@ -58,14 +58,28 @@ type LocalPostgres struct {
 }
 
 // DefaultDataDir returns where the local cluster lives by default:
-// $XDG_DATA_HOME/reviewfleet/postgres, or ~/.local/share/reviewfleet/postgres.
+// $XDG_DATA_HOME/reviewfleet/postgres, else ~/.local/share/reviewfleet/postgres,
+// or for root /var/lib/reviewfleet/postgres.
 func DefaultDataDir() (string, error) { return DataDirFrom(os.Getenv) }
 
 // DataDirFrom is DefaultDataDir with XDG_DATA_HOME and HOME read through
 // getenv, for a caller running with an environment of its own.
 func DataDirFrom(getenv func(string) string) (string, error) {
+	return dataDirFor(getenv, os.Geteuid() == 0)
+}
+
+// rootDataDir is the local cluster's directory when running as root. The
+// server then runs as an unprivileged account, which cannot enter root's
+// home (0700); /var/lib is open to it, and nothing outside the data
+// directory has to change for it.
+const rootDataDir = "/var/lib/reviewfleet/postgres"
+
+func dataDirFor(getenv func(string) string, root bool) (string, error) {
 	if xdg := getenv("XDG_DATA_HOME"); xdg != "" && filepath.IsAbs(xdg) {
 		return filepath.Join(xdg, "reviewfleet", "postgres"), nil
+	}
+	if root {
+		return rootDataDir, nil
 	}
 	home := getenv("HOME")
 	if home == "" {
@@ -85,7 +99,8 @@ func DataDirFrom(getenv func(string) string) (string, error) {
 //
 // When running as root, the PostgreSQL programs run as the data directory's
 // owner, or as the "postgres" (else "nobody") user for a new cluster; the
-// directory is given to that user and its ancestors are made traversable.
+// directory is given to that user. No permission outside it is changed: a
+// data directory that user cannot reach is refused.
 func StartPostgres(ctx context.Context, opts PostgresOptions) (*LocalPostgres, error) {
 	dataDir, logw, err := resolveOptions(opts)
 	if err != nil {
@@ -122,7 +137,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*LocalPostgres, e
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDataDir(acct, dataDir, logw); err != nil {
+	if err := prepareDataDir(acct, dataDir); err != nil {
 		return nil, err
 	}
 	p := &LocalPostgres{dataDir: dataDir, binDir: binDir, acct: acct}

@@ -20,7 +20,7 @@ func TestStartPostgresPersistsAcrossRestarts(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	dataDir := filepath.Join(t.TempDir(), "cluster")
+	dataDir := filepath.Join(reachableDir(t), "cluster")
 	var logw syncio.Buffer
 	opts := PostgresOptions{DataDir: dataDir, Log: &logw}
 
@@ -44,19 +44,9 @@ func TestStartPostgresPersistsAcrossRestarts(t *testing.T) {
 		t.Errorf("log lacks the creation notice:\n%s", logw.String())
 	}
 	if os.Geteuid() == 0 {
-		// The data directory belongs to the unprivileged server account, and
-		// t.TempDir's 0700 directory had to be opened up for it.
+		// The data directory belongs to the unprivileged server account.
 		if uid, _, err := ownerOf(dataDir); err != nil || uid == 0 {
 			t.Errorf("data directory owner uid = %d (%v), want an unprivileged user", uid, err)
-		}
-		if !strings.Contains(logw.String(), "added o+x to ") {
-			t.Errorf("log lacks the permission notice:\n%s", logw.String())
-		}
-		for dir := filepath.Dir(dataDir); dir != "/"; dir = filepath.Dir(dir) {
-			fi, err := os.Stat(dir)
-			if err != nil || !pg.acct.canTraverse(fi) {
-				t.Errorf("%s not traversable by %s (%v)", dir, pg.acct.name, err)
-			}
 		}
 	}
 
@@ -181,18 +171,66 @@ func TestDefaultDataDir(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"XDG_DATA_HOME": "/srv/xdg", "HOME": "/home/ada"}
 	getenv := func(k string) string { return env[k] }
-	got, err := DataDirFrom(getenv)
+	got, err := dataDirFor(getenv, false)
 	if err != nil || got != "/srv/xdg/reviewfleet/postgres" {
 		t.Errorf("with XDG_DATA_HOME: %q, %v", got, err)
 	}
 	env["XDG_DATA_HOME"] = ""
-	got, err = DataDirFrom(getenv)
+	got, err = dataDirFor(getenv, false)
 	if err != nil || got != "/home/ada/.local/share/reviewfleet/postgres" {
 		t.Errorf("without XDG_DATA_HOME: %q, %v", got, err)
 	}
 	env["HOME"] = ""
-	if got, err := DataDirFrom(getenv); err == nil {
+	if got, err := dataDirFor(getenv, false); err == nil {
 		t.Errorf("without XDG_DATA_HOME and HOME: %q, want an error", got)
+	}
+	// Root's server account cannot enter root's home: its cluster lives
+	// where that account can reach it.
+	env["HOME"] = "/root"
+	if got, err := dataDirFor(getenv, true); err != nil || got != rootDataDir {
+		t.Errorf("as root: %q, %v; want %s", got, err, rootDataDir)
+	}
+	env["XDG_DATA_HOME"] = "/srv/xdg"
+	if got, err := dataDirFor(getenv, true); err != nil || got != "/srv/xdg/reviewfleet/postgres" {
+		t.Errorf("as root with XDG_DATA_HOME: %q, %v", got, err)
+	}
+}
+
+// The local cluster changes no permission outside its data directory: a
+// home directory closed to others (0700) keeps its mode, whether the
+// cluster can live there (as its owner) or is refused (as root, whose
+// server account cannot enter it).
+func TestStartPostgresLeavesTheHomeDirectoryAlone(t *testing.T) {
+	t.Parallel()
+	if _, err := locateBinaries(context.Background(), "", ""); err != nil {
+		t.Skipf("no PostgreSQL binaries: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	parent := reachableDir(t)
+	home := filepath.Join(parent, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dataDir, err := dataDirFor(func(k string) string { return map[string]string{"HOME": home}[k] }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := StartPostgres(ctx, PostgresOptions{DataDir: dataDir, Ephemeral: true})
+	if err == nil {
+		t.Cleanup(func() { _ = pg.Stop(context.Background()) })
+	}
+	switch {
+	case os.Geteuid() == 0 && (err == nil || !strings.Contains(err.Error(), "no permission was changed") ||
+		!strings.Contains(err.Error(), home)):
+		t.Errorf("as root, a cluster under a closed home: %v; want a refusal naming %s", err, home)
+	case os.Geteuid() != 0 && err != nil:
+		t.Errorf("a cluster under its owner's home: %v", err)
+	}
+	for dir, want := range map[string]os.FileMode{home: 0o700, parent: 0o755} {
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", dir, fi.Mode().Perm(), err, want)
+		}
 	}
 }
 
@@ -210,7 +248,7 @@ func TestStartPostgresErrorCarriesServerLog(t *testing.T) {
 	defer busy.Close()
 	port := busy.Addr().(*net.TCPAddr).Port
 
-	pg, err := StartPostgres(ctx, PostgresOptions{DataDir: filepath.Join(t.TempDir(), "d"), Port: port, Ephemeral: true})
+	pg, err := StartPostgres(ctx, PostgresOptions{DataDir: filepath.Join(reachableDir(t), "d"), Port: port, Ephemeral: true})
 	if err == nil {
 		_ = pg.Stop(ctx)
 		t.Fatalf("start on busy port %d succeeded", port)

@@ -15,7 +15,7 @@ type account struct{ name string }
 func serverAccount() (account, error)                               { return account{}, errUnsupported }
 func (a account) prepare(*exec.Cmd)                                 {}
 func (a account) chownTree(string) error                            { return errUnsupported }
-func (a account) makeAncestorsTraversable(string) ([]string, error) { return nil, errUnsupported }
+func (a account) closedAncestor(string) (string, error)             { return "", errUnsupported }
 func processAlive(int) bool                                         { return false }
 func lockFile(context.Context, string) (func(), error)              { return nil, errUnsupported }
 

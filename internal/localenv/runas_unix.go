@@ -79,12 +79,12 @@ func (a account) chownTree(path string) error {
 	})
 }
 
-// makeAncestorsTraversable adds o+x to each ancestor of dir that the account
-// cannot otherwise enter, and returns the directories it changed, outermost
-// first. It does nothing when not running as root.
-func (a account) makeAncestorsTraversable(dir string) ([]string, error) {
+// closedAncestor returns the first ancestor of dir, outermost first, that
+// the account may not enter ("" when it may enter them all). It changes
+// nothing: permissions outside the data directory are the user's.
+func (a account) closedAncestor(dir string) (string, error) {
 	if a.cred == nil {
-		return nil, nil
+		return "", nil
 	}
 	var ancestors []string
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
@@ -93,22 +93,16 @@ func (a account) makeAncestorsTraversable(dir string) ([]string, error) {
 			break
 		}
 	}
-	var changed []string
 	for i := len(ancestors) - 1; i >= 0; i-- {
-		p := ancestors[i]
-		fi, err := os.Stat(p)
+		fi, err := os.Stat(ancestors[i])
 		if err != nil {
-			return changed, fmt.Errorf("check access to %s: %w", p, err)
+			return "", fmt.Errorf("check access to %s: %w", ancestors[i], err)
 		}
-		if a.canTraverse(fi) {
-			continue
+		if !a.canTraverse(fi) {
+			return ancestors[i], nil
 		}
-		if err := os.Chmod(p, fi.Mode().Perm()|0o001); err != nil {
-			return changed, fmt.Errorf("make %s traversable for user %s: %w", p, a.name, err)
-		}
-		changed = append(changed, p)
 	}
-	return changed, nil
+	return "", nil
 }
 
 // canTraverse reports whether the account may enter the directory fi

@@ -8,7 +8,24 @@ import (
 	"testing"
 )
 
-func TestMakeAncestorsTraversable(t *testing.T) {
+// reachableDir is a fresh directory every account may enter (mode 0755,
+// in the system's temporary directory), unlike t.TempDir's 0700 ones.
+func reachableDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "reviewfleet-localenv-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// closedAncestor finds the directory the server account cannot enter and
+// changes no permission.
+func TestClosedAncestorChangesNothing(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only root switches to an unprivileged account")
@@ -17,43 +34,23 @@ func TestMakeAncestorsTraversable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	// t.TempDir's own parent is 0700 too: open it first so that only the
-	// directories made below are left to change.
-	if _, err := acct.makeAncestorsTraversable(root); err != nil {
-		t.Fatal(err)
+	root := reachableDir(t)
+	if dir, err := acct.closedAncestor(filepath.Join(root, "data")); err != nil || dir != "" {
+		t.Fatalf("closedAncestor of an open directory = %q, %v; want none", dir, err)
 	}
 	closed := filepath.Join(root, "closed")
 	open := filepath.Join(closed, "open")
 	if err := os.MkdirAll(open, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{root, closed} {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	target := filepath.Join(open, "data")
-
-	changed, err := acct.makeAncestorsTraversable(target)
-	if err != nil {
+	if err := os.Chmod(closed, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// Only the two 0700 directories change, outermost first.
-	if len(changed) != 2 || changed[0] != root || changed[1] != closed {
-		t.Fatalf("changed = %v, want [%s %s]", changed, root, closed)
+	dir, err := acct.closedAncestor(filepath.Join(open, "data"))
+	if err != nil || dir != closed {
+		t.Fatalf("closedAncestor = %q, %v; want %s", dir, err, closed)
 	}
-	for _, dir := range []string{root, closed} {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fi.Mode().Perm(); got != 0o701 {
-			t.Errorf("%s mode = %o, want 701 (only o+x added)", dir, got)
-		}
-	}
-	again, err := acct.makeAncestorsTraversable(target)
-	if err != nil || len(again) != 0 {
-		t.Errorf("second pass changed %v (%v), want nothing", again, err)
+	if fi, err := os.Stat(closed); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s mode changed: %v %v", closed, fi.Mode(), err)
 	}
 }

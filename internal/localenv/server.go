@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -53,19 +52,22 @@ func accountFor(dataDir string) (account, error) {
 }
 
 // prepareDataDir creates dataDir (mode 0700) and, when running as root,
-// gives it to the server account and makes its ancestors traversable,
-// noting any permission change on logw.
-func prepareDataDir(acct account, dataDir string, logw io.Writer) error {
+// gives it to the server account. It changes no permission outside
+// dataDir: a directory the server account cannot reach (root's 0700
+// home) is refused, naming the closed directory and a place to use
+// instead.
+func prepareDataDir(acct account, dataDir string) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("create postgres data directory: %w", err)
 	}
-	changed, err := acct.makeAncestorsTraversable(dataDir)
-	if len(changed) > 0 {
-		fmt.Fprintf(logw, "localenv: added o+x to %s so that %s can reach %s\n",
-			strings.Join(changed, ", "), acct.name, dataDir)
-	}
+	closed, err := acct.closedAncestor(dataDir)
 	if err != nil {
 		return err
+	}
+	if closed != "" {
+		return fmt.Errorf("the local PostgreSQL runs as user %s (it refuses to run as root), which cannot enter %s to reach %s; "+
+			"no permission was changed: set XDG_DATA_HOME to a directory it can reach (root's default is %s), or set DATABASE_URL",
+			acct.name, closed, dataDir, rootDataDir)
 	}
 	return acct.chownTree(dataDir)
 }
