@@ -20,9 +20,9 @@ type batchView struct {
 	Status    string            `json:"status"`
 	Labels    map[string]string `json:"labels"`
 	CreatedAt time.Time         `json:"created_at"`
-	Entries   entriesView       `json:"entries"`
-	Progress  progressView      `json:"reviews"`
-	Items     []entryView       `json:"entries_list"`
+	Entries   entriesView       `json:"entry_counts"`
+	Progress  progressView      `json:"review_counts"`
+	Items     []entryView       `json:"entries"`
 }
 
 // entriesView splits the batch's entries by what became of them.
