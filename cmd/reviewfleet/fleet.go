@@ -19,14 +19,11 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{Check: needsRedis("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
-	if a.LocalRedis {
-		return fmt.Errorf("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")
-	}
 	// Workers clone with the GitHub credentials: a key that is not there
 	// stops the worker here rather than failing every clone later.
 	if err := a.GitHub.Check(); err != nil {
@@ -49,20 +46,29 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return w.Run(ctx)
 }
 
+// needsRedis refuses, before anything local is started, a configuration
+// without REDIS_URL, saying msg.
+func needsRedis(msg string) func(config.Config) error {
+	return func(cfg config.Config) error {
+		if cfg.RedisURL == "" {
+			return errors.New(msg)
+		}
+		return nil
+	}
+}
+
 func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfgPath := newFlags("scheduler", stderr)
 	once := fs.Bool("once", false, "make one reconcile pass and exit")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{SkipLLM: true,
+		Check: needsRedis("the scheduler needs REDIS_URL: it reconciles the fleet's queues, and an in-process Redis has none")}, nil)
 	if err != nil {
 		return err
 	}
 	defer closeApp()
-	if a.LocalRedis {
-		return fmt.Errorf("the scheduler needs REDIS_URL: it reconciles the fleet's queues, and an in-process Redis has none")
-	}
 	rec := a.Reconciler()
 	if *once {
 		st, err := rec.RunOnce(ctx)

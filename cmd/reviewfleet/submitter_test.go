@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,22 @@ func TestNoWaitWithoutAFleetSaysOneThing(t *testing.T) {
 		if stderr != "" {
 			t.Errorf("%s --no-wait without REDIS_URL wrote more than its error:\n%s", args[0], stderr)
 		}
+	}
+}
+
+// A worker or a scheduler without REDIS_URL says so before anything local
+// (a Postgres cluster, an in-process Redis) is started.
+func TestFleetProcessesWithoutRedisStartNothing(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	env := testEnv{"XDG_DATA_HOME": data, "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}
+	for _, cmd := range []string{"worker", "scheduler"} {
+		_, stderr, err := runEnv(t, env, cmd)
+		if err == nil || !strings.Contains(err.Error(), "needs REDIS_URL") || stderr != "" {
+			t.Errorf("%s without REDIS_URL: %v\n%s", cmd, err, stderr)
+		}
+	}
+	if entries, err := os.ReadDir(data); err != nil || len(entries) != 0 {
+		t.Errorf("something was created for a local Postgres: %v %v", entries, err)
 	}
 }
