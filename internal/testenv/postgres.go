@@ -104,6 +104,12 @@ func resolvePostgres(ctx context.Context, explicit, fallback string) (*pgEnv, er
 	if err != nil {
 		return nil, fmt.Errorf("create directory for an ephemeral postgres: %w", err)
 	}
+	// MkdirTemp's 0700 would keep out the unprivileged account the server
+	// runs as under root; the directory is ours to open.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("open the directory of an ephemeral postgres: %w", err)
+	}
 	local, err := localenv.StartPostgres(ctx, localenv.PostgresOptions{
 		DataDir:   filepath.Join(dir, "data"),
 		Ephemeral: true,
