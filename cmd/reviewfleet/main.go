@@ -73,6 +73,9 @@ Usage:
   reviewfleet eval import --golden FILE.json --out DIR   dataset from benchmark golden comments (GitHub)
   reviewfleet prune    --older-than 90d [--keep-verdicts] [--batch-size N] [--dry-run]
                                               delete old prompts, replies and reviews (running ones never)
+  reviewfleet feedback sync [--repo R]        read reactions, replies and merges on posted reviews now
+  reviewfleet quality  [--repo R] [--since 30d] [--format table|json]   resolution rate of posted findings
+  reviewfleet learnings list|show FP|disable FP|export [--repo R]      what dismissals taught, per repository
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local stop | psql               stop the local Postgres started by a review, or open it with psql
@@ -100,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"post":      cmdPost, "serve": cmdServe,
 	}
 	cmds["eval"] = cmdEval
+	cmds["feedback"], cmds["quality"], cmds["learnings"] = cmdFeedback, cmdQuality, cmdLearnings
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprint(stderr, usage)
