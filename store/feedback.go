@@ -318,3 +318,26 @@ func (s *Store) SetPullRequestFate(ctx context.Context, f PullRequestFate) error
 	}
 	return nil
 }
+
+// PullRequestsPosting lists the other pull requests of a repository on
+// which any of the fingerprints was posted, most recently posted first,
+// at most limit.
+func (s *Store) PullRequestsPosting(ctx context.Context, r Repository, exclude int, fingerprints []string, limit int) ([]PullRequestRef, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT number FROM finding_posts
+		WHERE host = $1 AND owner = $2 AND repo = $3 AND number <> $4 AND fingerprint = ANY($5)
+		GROUP BY number ORDER BY max(id) DESC LIMIT $6`, r.Host, r.Owner, r.Repo, exclude, fingerprints, limit)
+	if err != nil {
+		return nil, fmt.Errorf("find the pull requests of %s with these findings: %w", r, translate(err))
+	}
+	defer rows.Close()
+	var out []PullRequestRef
+	for rows.Next() {
+		ref := PullRequestRef{Repository: r}
+		if err := rows.Scan(&ref.Number); err != nil {
+			return nil, fmt.Errorf("find the pull requests of %s with these findings: %w", r, err)
+		}
+		out = append(out, ref)
+	}
+	return out, translate(rows.Err())
+}

@@ -123,3 +123,23 @@ func (s *Store) CalibrationOf(ctx context.Context, r Repository) (map[string]Cal
 	}
 	return out, translate(rows.Err())
 }
+
+// OutcomesOf returns the outcome of each finding posted on a pull
+// request, by fingerprint (view finding_outcomes).
+func (s *Store) OutcomesOf(ctx context.Context, pr PullRequestRef) (map[string]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT fingerprint, outcome FROM finding_outcomes
+		WHERE host = $1 AND repo = $2 AND number = $3`, pr.Host, pr.Owner+"/"+pr.Repo, pr.Number)
+	if err != nil {
+		return nil, fmt.Errorf("outcomes of %s#%d: %w", pr.Repository, pr.Number, translate(err))
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var fp, o string
+		if err := rows.Scan(&fp, &o); err != nil {
+			return nil, fmt.Errorf("outcomes of %s#%d: %w", pr.Repository, pr.Number, err)
+		}
+		out[fp] = o
+	}
+	return out, translate(rows.Err())
+}

@@ -432,3 +432,32 @@ func fingerprintIn(body string) string {
 	}
 	return rest[:j]
 }
+
+// MaxRelated bounds the other pull requests SyncBeforePost reads.
+const MaxRelated = 5
+
+// SyncBeforePost reads, before a post on pull request pr, its feedback and
+// that of the (at most MaxRelated) other pull requests of the repository
+// where any of the findings about to be posted was posted before: a
+// dismissal there must be known before the finding goes up again here.
+func (s *Syncer) SyncBeforePost(ctx context.Context, pr store.PullRequestRef, fingerprints []string) (Stats, error) {
+	total, err := s.SyncPR(ctx, pr, "sync")
+	if err != nil {
+		return total, err
+	}
+	if len(fingerprints) == 0 {
+		return total, nil
+	}
+	others, err := s.Store.PullRequestsPosting(ctx, pr.Repository, pr.Number, fingerprints, MaxRelated)
+	if err != nil {
+		return total, err
+	}
+	for _, o := range others {
+		st, err := s.SyncPR(ctx, o, "sync")
+		total = total.add(st)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}

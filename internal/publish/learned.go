@@ -13,14 +13,19 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-// listen reads the pull request's feedback (when a Syncer is set) and
+// listen reads the pull request's feedback, and that of the other pull
+// requests where these findings were posted (when a Syncer is set), and
 // marks the findings its repository dismissed before on the same code:
 // they are not posted again. Feedback GitHub will not give now (it is
 // away, the rate limit is spent) does not stop the post.
 func (p *Poster) listen(ctx context.Context, pr store.PullRequest, findings []render.Finding) error {
 	if p.Feedback != nil {
 		ref := store.PullRequestRef{Repository: store.Repository{Host: pr.Host, Owner: pr.Owner, Repo: pr.Repo}, Number: pr.Number}
-		if _, err := p.Feedback.SyncPR(ctx, ref, "sync"); err != nil {
+		fps := make([]string, 0, len(findings))
+		for _, f := range findings {
+			fps = append(fps, render.Fingerprint(f.Finding))
+		}
+		if _, err := p.Feedback.SyncBeforePost(ctx, ref, fps); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
