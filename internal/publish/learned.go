@@ -10,15 +10,18 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/stages/report"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // listen reads the pull request's feedback, and that of the other pull
 // requests where these findings were posted (when a Syncer is set), and
 // marks the findings its repository dismissed before on the same code:
-// they are not posted again. Feedback GitHub will not give now (it is
-// away, the rate limit is spent) does not stop the post.
-func (p *Poster) listen(ctx context.Context, pr store.PullRequest, findings []render.Finding) error {
+// they are not posted again, and the stored report is rewritten with the
+// marks. Feedback GitHub will not give now (it is away, the rate limit is
+// spent) does not stop the post.
+func (p *Poster) listen(ctx context.Context, pr store.PullRequest, rep *render.Report) error {
+	findings := rep.Findings
 	if p.Feedback != nil {
 		ref := store.PullRequestRef{Repository: store.Repository{Host: pr.Host, Owner: pr.Owner, Repo: pr.Repo}, Number: pr.Number}
 		fps := make([]string, 0, len(findings))
@@ -36,8 +39,16 @@ func (p *Poster) listen(ctx context.Context, pr store.PullRequest, findings []re
 	if err != nil {
 		return err
 	}
-	feedback.MarkDismissed(findings, learnings)
-	return nil
+	if feedback.MarkDismissed(findings, learnings) == 0 {
+		return nil
+	}
+	// Dismissed since the report was written: the stored report says so
+	// too, so what is not posted is not silently missing.
+	stored, err := report.Render(rep)
+	if err != nil {
+		return err
+	}
+	return p.Store.SaveReport(ctx, stored)
 }
 
 // recordPosts links the findings this post put on the pull request to the

@@ -97,7 +97,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err != nil {
 		return res, err
 	}
-	if err := p.listen(ctx, pr, rep.Findings); err != nil {
+	if err := p.listen(ctx, pr, rep); err != nil {
 		return res, err
 	}
 	findings, dismissed := withoutDismissed(rep.Findings)
