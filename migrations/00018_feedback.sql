@@ -56,6 +56,10 @@ CREATE TABLE finding_feedback (
     signal      text NOT NULL CHECK (signal IN ('dismiss', 'acknowledge', 'fixed', 'question', 'neutral',
                                                 'code_changed', 'code_unchanged')),
     body        text NOT NULL DEFAULT '',         -- a reply, redacted and cut to 2000 characters
+    -- The author may write to the repository (owner, member, collaborator):
+    -- only their dismissals teach the fleet, so a stranger's thumbs-down on
+    -- one pull request cannot silence a finding on the others.
+    trusted     boolean NOT NULL DEFAULT false,
     created_at  timestamptz NOT NULL DEFAULT now(), -- on GitHub
     recorded_at timestamptz NOT NULL DEFAULT now(),
     UNIQUE (post_id, kind, external_id)
@@ -107,7 +111,8 @@ ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check
     CHECK (status IN ('pending', 'working', 'submitted', 'skipped', 'failed', 'posted', 'recorded'));
 
 -- finding_outcomes: one row per posted finding, with the feedback it drew
--- and how it ended: dismissed (a person dismissed it), resolved (its pull
+-- and how it ended: dismissed (a person who may write to the repository
+-- dismissed it; others' dismissals are counted apart), resolved (its pull
 -- request merged and its lines changed before, or a later push no longer
 -- raised it), acknowledged (a person agreed or said it was fixed), open.
 CREATE VIEW finding_outcomes AS
@@ -136,6 +141,7 @@ SELECT p.id                                   AS post_id,
        fb.questions,
        fb.code_changed,
        rv.resolved_by_review,
+       fb.untrusted_dismissals,
        CASE
            WHEN fb.dismissals > 0 THEN 'dismissed'
            WHEN fa.state = 'merged' AND (fb.code_changed OR rv.resolved_by_review) THEN 'resolved'
@@ -146,11 +152,12 @@ FROM finding_posts p
 LEFT JOIN pull_request_fates fa
        ON fa.host = p.host AND fa.owner = p.owner AND fa.repo = p.repo AND fa.number = p.number
 CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE f.signal = 'dismiss')            AS dismissals,
+    SELECT count(*) FILTER (WHERE f.signal = 'dismiss' AND f.trusted) AS dismissals,
            count(*) FILTER (WHERE f.signal = 'acknowledge')        AS acknowledgements,
            count(*) FILTER (WHERE f.signal = 'fixed')              AS fixed_replies,
            count(*) FILTER (WHERE f.signal = 'question')           AS questions,
-           coalesce(bool_or(f.signal = 'code_changed'), false)     AS code_changed
+           coalesce(bool_or(f.signal = 'code_changed'), false)     AS code_changed,
+           count(*) FILTER (WHERE f.signal = 'dismiss' AND NOT f.trusted) AS untrusted_dismissals
     FROM finding_feedback f WHERE f.post_id = p.id) fb
 CROSS JOIN LATERAL (
     -- A later review of the same pull request re-reviewed the finding's

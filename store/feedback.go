@@ -242,7 +242,10 @@ type Feedback struct {
 	Content    string
 	Signal     string
 	Body       string // redacted by the caller
-	CreatedAt  time.Time
+	// Trusted: the author may write to the repository; only trusted
+	// dismissals teach (see Learnings).
+	Trusted   bool
+	CreatedAt time.Time
 }
 
 // AddFeedback records feedback; what was recorded before (same post, kind
@@ -258,11 +261,11 @@ func (s *Store) AddFeedback(ctx context.Context, fb []Feedback) (int, error) {
 			at = time.Now()
 		}
 		b.Queue(`
-			INSERT INTO finding_feedback (post_id, source, kind, external_id, author, content, signal, body, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			INSERT INTO finding_feedback (post_id, source, kind, external_id, author, content, signal, body, created_at, trusted)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (post_id, kind, external_id) DO UPDATE SET signal = EXCLUDED.signal, content = EXCLUDED.content
 			WHERE finding_feedback.kind = 'merge' AND finding_feedback.signal <> EXCLUDED.signal`,
-			f.PostID, f.Source, f.Kind, f.ExternalID, f.Author, f.Content, f.Signal, f.Body, at)
+			f.PostID, f.Source, f.Kind, f.ExternalID, f.Author, f.Content, f.Signal, f.Body, at, f.Trusted)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	defer br.Close()
@@ -279,7 +282,7 @@ func (s *Store) AddFeedback(ctx context.Context, fb []Feedback) (int, error) {
 
 // FeedbackOf lists the feedback on a posted finding, oldest first.
 func (s *Store) FeedbackOf(ctx context.Context, postID int64) ([]Feedback, error) {
-	rows, err := s.pool.Query(ctx, `SELECT post_id, source, kind, external_id, author, content, signal, body, created_at
+	rows, err := s.pool.Query(ctx, `SELECT post_id, source, kind, external_id, author, content, signal, body, created_at, trusted
 		FROM finding_feedback WHERE post_id = $1 ORDER BY created_at, id`, postID)
 	if err != nil {
 		return nil, fmt.Errorf("list the feedback on post %d: %w", postID, translate(err))
@@ -288,7 +291,7 @@ func (s *Store) FeedbackOf(ctx context.Context, postID int64) ([]Feedback, error
 	var out []Feedback
 	for rows.Next() {
 		var f Feedback
-		if err := rows.Scan(&f.PostID, &f.Source, &f.Kind, &f.ExternalID, &f.Author, &f.Content, &f.Signal, &f.Body, &f.CreatedAt); err != nil {
+		if err := rows.Scan(&f.PostID, &f.Source, &f.Kind, &f.ExternalID, &f.Author, &f.Content, &f.Signal, &f.Body, &f.CreatedAt, &f.Trusted); err != nil {
 			return nil, fmt.Errorf("list the feedback on post %d: %w", postID, err)
 		}
 		out = append(out, f)

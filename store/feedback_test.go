@@ -14,7 +14,8 @@ import (
 // ten days ago and what people did about them: #12 merged; the SQL
 // injection's lines changed before the merge (resolved), the raw id was
 // thumbed down (dismissed), the token check thumbed up (acknowledged),
-// the last left alone (open).
+// the last thumbed down only by someone who may not write to the
+// repository (open).
 const feedbackSeed = `
 INSERT INTO finding_posts (id, host, owner, repo, number, head_sha, review_id, finding_id, fingerprint, risk_type,
                            severity, file, line_start, line_end, claim, model, prompt_version, github_review_id,
@@ -28,13 +29,14 @@ INSERT INTO finding_posts (id, host, owner, repo, number, head_sha, review_id, f
   (4, 'github.com', 'acme', 'api', 12, 'h1', '` + seedRecent + `', NULL, 'fp4', 'auth', 'low', 'auth.go', 40, 41,
      'missing audit log', 'gpt-4o-mini', 'v1', 500, NULL, now() - interval '10 days');
 SELECT setval('finding_posts_id_seq', 4);
-INSERT INTO finding_feedback (post_id, source, kind, external_id, author, content, signal, created_at) VALUES
-  (1, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_changed', now() - interval '8 days'),
-  (2, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', now() - interval '8 days'),
-  (2, 'webhook', 'reaction', '9001', 'alice', '-1', 'dismiss', now() - interval '9 days'),
-  (3, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', now() - interval '8 days'),
-  (3, 'sync', 'reaction', '9002', 'bob', '+1', 'acknowledge', now() - interval '9 days'),
-  (4, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', now() - interval '8 days');
+INSERT INTO finding_feedback (post_id, source, kind, external_id, author, content, signal, trusted, created_at) VALUES
+  (1, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_changed', true, now() - interval '8 days'),
+  (2, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', true, now() - interval '8 days'),
+  (2, 'webhook', 'reaction', '9001', 'alice', '-1', 'dismiss', true, now() - interval '9 days'),
+  (3, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', true, now() - interval '8 days'),
+  (3, 'sync', 'reaction', '9002', 'bob', '+1', 'acknowledge', true, now() - interval '9 days'),
+  (4, 'sync', 'merge', 'h2', '', 'merged at h2', 'code_unchanged', true, now() - interval '8 days'),
+  (4, 'sync', 'reaction', '9003', 'mallory', '-1', 'dismiss', false, now() - interval '9 days');
 INSERT INTO pull_request_fates (host, owner, repo, number, state, head_sha, closed_at) VALUES
   ('github.com', 'acme', 'api', 12, 'merged', 'h2', now() - interval '8 days');
 `

@@ -26,7 +26,8 @@ type Learning struct {
 	PostIDs []int64
 }
 
-// Learnings lists what was learned in the repositories filter matches
+// Learnings lists what was learned in the repositories filter matches,
+// from the dismissals of people who may write to the repository
 // (see MatchRepository; "" for every one), newest first. Disabled ones
 // are listed too, marked.
 func (s *Store) Learnings(ctx context.Context, filter string) ([]Learning, error) {
@@ -35,7 +36,7 @@ func (s *Store) Learnings(ctx context.Context, filter string) ([]Learning, error
 		       max(p.risk_type), max(p.file), max(p.claim), count(DISTINCT f.id), max(f.created_at),
 		       coalesce(bool_or(ls.disabled), false), coalesce(max(ls.note), ''), array_agg(DISTINCT p.id)
 		FROM finding_posts p
-		JOIN finding_feedback f ON f.post_id = p.id AND f.signal = 'dismiss'
+		JOIN finding_feedback f ON f.post_id = p.id AND f.signal = 'dismiss' AND f.trusted
 		LEFT JOIN learning_switches ls
 		       ON ls.host = p.host AND ls.owner = p.owner AND ls.repo = p.repo AND ls.fingerprint = p.fingerprint
 		GROUP BY p.host, p.owner, p.repo, p.fingerprint
@@ -74,7 +75,7 @@ func (s *Store) LearningsOf(ctx context.Context, r Repository) ([]Learning, erro
 func (s *Store) SetLearningDisabled(ctx context.Context, r Repository, fingerprint string, disabled bool, note string) error {
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM finding_posts p JOIN finding_feedback f ON f.post_id = p.id
-		WHERE p.host = $1 AND p.owner = $2 AND p.repo = $3 AND p.fingerprint = $4 AND f.signal = 'dismiss'`,
+		WHERE p.host = $1 AND p.owner = $2 AND p.repo = $3 AND p.fingerprint = $4 AND f.signal = 'dismiss' AND f.trusted`,
 		r.Host, r.Owner, r.Repo, fingerprint).Scan(&n); err != nil {
 		return fmt.Errorf("find learning %s in %s: %w", fingerprint, r, translate(err))
 	}

@@ -259,3 +259,29 @@ func TestChangedCodeIsPostedAgainAndSimilarFindingsLoseConfidence(t *testing.T) 
 		t.Fatalf("another claim: %+v, want untouched", similar[1].Learned)
 	}
 }
+
+// A stranger's thumbs-down and "false positive" are recorded but teach
+// nothing: the finding is posted on the next pull request, and it is not
+// counted dismissed.
+func TestOutsidersDismissalsTeachNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.gh.Outsider("mallory")
+	a := finding(1, "authorization", "stmt2 skips the permission check", 2, 2)
+	w.push(7, sha(1))
+	w.reviewAndPost(t, 7, sha(1), []render.Finding{a})
+	w.gh.React(w.commentOn(t, 7, a), "mallory", "-1")
+	w.gh.Reply(w.commentOn(t, 7, a), "mallory", "false positive, ignore this bot")
+	w.push(8, sha(2))
+	if res := w.reviewAndPost(t, 8, sha(2), []render.Finding{a}); res.Dismissed != 0 || res.New != 1 {
+		t.Fatalf("after an outsider's dismissals: %+v, want the finding posted", res)
+	}
+	if o := w.outcomes(t, 7)[a.Fingerprint]; o != "open" {
+		t.Fatalf("outcome %q, want open", o)
+	}
+	posts, _ := w.st.PostsOf(context.Background(), store.PullRequest{Host: w.host, Owner: "acme", Repo: "api", Number: 7})
+	fb, err := w.st.FeedbackOf(context.Background(), posts[0].ID)
+	if err != nil || len(fb) != 2 || fb[0].Trusted || fb[1].Trusted || fb[0].Signal != store.SignalDismiss {
+		t.Fatalf("feedback %+v, %v; want two untrusted dismissals recorded", fb, err)
+	}
+}

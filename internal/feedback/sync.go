@@ -85,6 +85,7 @@ func (s *Syncer) SyncPR(ctx context.Context, pr store.PullRequestRef, source str
 		byFingerprint[p.Fingerprint] = p
 	}
 	var fb []store.Feedback
+	trust := &trust{gc: gc, repo: pr.Repository, known: map[string]bool{}}
 	comments, err := s.listComments(ctx, gc, id)
 	if err != nil {
 		return st, err
@@ -113,7 +114,7 @@ func (s *Syncer) SyncPR(ctx context.Context, pr store.PullRequestRef, source str
 		class := ClassifyReply(c.GetBody())
 		fb = append(fb, store.Feedback{PostID: p.ID, Source: source, Kind: "reply", ExternalID: strconv.FormatInt(c.GetID(), 10),
 			Author: c.GetUser().GetLogin(), Content: class, Signal: ReplySignal(class), Body: redactedBody(c.GetBody()),
-			CreatedAt: c.GetCreatedAt().Time})
+			Trusted: writerAssociation(c.GetAuthorAssociation()), CreatedAt: c.GetCreatedAt().Time})
 	}
 	for commentID, p := range byComment {
 		reactions, err := s.listReactions(ctx, gc, id, commentID)
@@ -128,8 +129,13 @@ func (s *Syncer) SyncPR(ctx context.Context, pr store.PullRequestRef, source str
 			if strings.EqualFold(r.GetUser().GetLogin(), me) {
 				continue
 			}
+			signal := ReactionSignal(r.GetContent())
+			trusted := false
+			if signal == store.SignalDismiss { // only a dismissal teaches: only its author is looked up
+				trusted = trust.writer(ctx, r.GetUser().GetLogin(), s.log())
+			}
 			fb = append(fb, store.Feedback{PostID: p.ID, Source: source, Kind: "reaction", ExternalID: strconv.FormatInt(r.GetID(), 10),
-				Author: r.GetUser().GetLogin(), Content: r.GetContent(), Signal: ReactionSignal(r.GetContent()),
+				Author: r.GetUser().GetLogin(), Content: r.GetContent(), Signal: signal, Trusted: trusted,
 				CreatedAt: r.GetCreatedAt().Time})
 		}
 	}
@@ -201,7 +207,7 @@ func (s *Syncer) fate(ctx context.Context, gc *github.Client, pr store.PullReque
 			signal = store.SignalCodeChanged
 		}
 		out = append(out, store.Feedback{PostID: p.ID, Source: source, Kind: "merge", ExternalID: f.HeadSHA,
-			Content: "merged at " + shortSHA(f.HeadSHA), Signal: signal})
+			Content: "merged at " + shortSHA(f.HeadSHA), Signal: signal, Trusted: true})
 	}
 	return true, out, nil
 }

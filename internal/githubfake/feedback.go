@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,41 @@ type feedbackState struct {
 	issueComments []IssueComment
 	fates         map[string]fate
 	compares      map[string][]File
+	outsiders     map[string]bool // logins that may not write to the repositories
+}
+
+// Outsider makes login someone who may not write to the repositories: its
+// comments' author_association is CONTRIBUTOR and the collaborator look-up
+// answers 404. Everyone else is a collaborator.
+func (s *Server) Outsider(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.feedback.outsiders == nil {
+		s.feedback.outsiders = map[string]bool{}
+	}
+	s.feedback.outsiders[strings.ToLower(login)] = true
+}
+
+// association is login's author_association (s.mu held).
+func (s *Server) association(login string) string {
+	if s.feedback.outsiders[strings.ToLower(login)] {
+		return "CONTRIBUTOR"
+	}
+	return "COLLABORATOR"
+}
+
+func (s *Server) collaborator(w http.ResponseWriter, r *http.Request) {
+	if !s.authorize(w, r, false) {
+		return
+	}
+	s.mu.Lock()
+	out := s.feedback.outsiders[strings.ToLower(r.PathValue("user"))]
+	s.mu.Unlock()
+	if out {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func compareKey(owner, repo, base, head string) string {

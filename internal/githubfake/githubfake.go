@@ -130,6 +130,7 @@ func newServer(prs []PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listIssueComments)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}", s.collaborator)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
 	mux.HandleFunc("GET /_fake/state", s.state)
@@ -730,11 +731,18 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []map[string]any{}
-	for _, c := range s.Comments(p.Number) {
+	comments := s.Comments(p.Number)
+	s.mu.Lock()
+	assoc := map[int64]string{}
+	for _, c := range comments {
+		assoc[c.ID] = s.association(c.User)
+	}
+	s.mu.Unlock()
+	for _, c := range comments {
 		out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "commit_id": c.CommitID,
 			"html_url": fmt.Sprintf("%s/%s/%s/pull/%d#discussion_r%d", s.URL, r.PathValue("owner"), r.PathValue("repo"), c.Number, c.ID),
 			"path":     c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User},
-			"in_reply_to_id": c.InReplyTo, "created_at": c.CreatedAt.UTC().Format(time.RFC3339)})
+			"in_reply_to_id": c.InReplyTo, "created_at": c.CreatedAt.UTC().Format(time.RFC3339), "author_association": assoc[c.ID]})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
