@@ -30,6 +30,10 @@ func feedbackSyncer(a *app.App) *feedback.Syncer {
 // cmdFeedback runs `feedback sync [--repo R]`: one bounded pass reading
 // the reactions, replies and merges on the reviews posted.
 func cmdFeedback(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(stdout, "usage: reviewfleet feedback sync [--repo OWNER/REPO]")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "sync" {
 		return exitError{code: exitUsage, err: errors.New("usage: reviewfleet feedback sync [--repo OWNER/REPO]")}
 	}
@@ -154,6 +158,10 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 // learned from dismissals per repository.
 func cmdLearnings(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const use = "usage: reviewfleet learnings list [--repo R] | show FINGERPRINT [--repo R] | disable FINGERPRINT --repo R [--note TEXT] [--enable] | export --repo R"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprintln(stdout, use)
+		return nil
+	}
 	if len(args) == 0 {
 		return exitError{code: exitUsage, err: errors.New(use)}
 	}
