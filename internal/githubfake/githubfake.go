@@ -136,6 +136,7 @@ func newServer(prs []PR) *Server {
 	mux.HandleFunc("GET /_fake/state", s.state)
 	mux.HandleFunc("GET /user", s.user)
 	mux.HandleFunc("GET /app", s.app)
+	s.scriptRoutes()
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	return s
 }
