@@ -249,7 +249,9 @@ type Feedback struct {
 }
 
 // AddFeedback records feedback; what was recorded before (same post, kind
-// and GitHub id) is left alone. It returns how many rows are new.
+// and GitHub id) is left alone, except an edited reply and a merge read
+// again, which take the new reading. It returns how many rows are new or
+// changed.
 func (s *Store) AddFeedback(ctx context.Context, fb []Feedback) (int, error) {
 	if len(fb) == 0 {
 		return 0, nil
@@ -263,8 +265,10 @@ func (s *Store) AddFeedback(ctx context.Context, fb []Feedback) (int, error) {
 		b.Queue(`
 			INSERT INTO finding_feedback (post_id, source, kind, external_id, author, content, signal, body, created_at, trusted)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (post_id, kind, external_id) DO UPDATE SET signal = EXCLUDED.signal, content = EXCLUDED.content
-			WHERE finding_feedback.kind = 'merge' AND finding_feedback.signal <> EXCLUDED.signal`,
+			ON CONFLICT (post_id, kind, external_id) DO UPDATE SET signal = EXCLUDED.signal, content = EXCLUDED.content,
+				body = EXCLUDED.body, trusted = EXCLUDED.trusted
+			WHERE finding_feedback.kind IN ('merge', 'reply')
+			  AND (finding_feedback.signal, finding_feedback.body) IS DISTINCT FROM (EXCLUDED.signal, EXCLUDED.body)`,
 			f.PostID, f.Source, f.Kind, f.ExternalID, f.Author, f.Content, f.Signal, f.Body, at, f.Trusted)
 	}
 	br := s.pool.SendBatch(ctx, b)

@@ -31,6 +31,13 @@ type Learning struct {
 // (see MatchRepository; "" for every one), newest first. Disabled ones
 // are listed too, marked.
 func (s *Store) Learnings(ctx context.Context, filter string) ([]Learning, error) {
+	return s.learnings(ctx, filter, Repository{})
+}
+
+// learnings lists the learnings matching filter, of repository only when
+// it is given (its host, owner and name exactly: a filter the index
+// narrows).
+func (s *Store) learnings(ctx context.Context, filter string, only Repository) ([]Learning, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT p.host, p.owner, p.repo, p.fingerprint, max(p.kind_key), array_agg(DISTINCT p.code_hash),
 		       max(p.risk_type), max(p.file), max(p.claim), count(DISTINCT f.id), max(f.created_at),
@@ -39,8 +46,9 @@ func (s *Store) Learnings(ctx context.Context, filter string) ([]Learning, error
 		JOIN finding_feedback f ON f.post_id = p.id AND f.signal = 'dismiss' AND f.trusted
 		LEFT JOIN learning_switches ls
 		       ON ls.host = p.host AND ls.owner = p.owner AND ls.repo = p.repo AND ls.fingerprint = p.fingerprint
+		WHERE $1 = '' OR (p.host = $1 AND p.owner = $2 AND p.repo = $3)
 		GROUP BY p.host, p.owner, p.repo, p.fingerprint
-		ORDER BY max(f.created_at) DESC, p.fingerprint`)
+		ORDER BY max(f.created_at) DESC, p.fingerprint`, only.Host, only.Owner, only.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("list learnings: %w", translate(err))
 	}
@@ -62,7 +70,7 @@ func (s *Store) Learnings(ctx context.Context, filter string) ([]Learning, error
 // LearningsOf lists the learnings of one repository (exact host, owner
 // and name), enabled and disabled.
 func (s *Store) LearningsOf(ctx context.Context, r Repository) ([]Learning, error) {
-	all, err := s.Learnings(ctx, r.String())
+	all, err := s.learnings(ctx, "", r)
 	if err != nil {
 		return nil, fmt.Errorf("learnings of %s: %w", r, err)
 	}

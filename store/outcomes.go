@@ -137,25 +137,28 @@ type Calibration struct {
 
 // CalibrationOf counts the decided findings of a repository per risk type.
 func (s *Store) CalibrationOf(ctx context.Context, r Repository) (map[string]Calibration, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT risk_type,
-		       count(*) FILTER (WHERE outcome = 'dismissed' OR pr_state = 'merged'),
-		       count(*) FILTER (WHERE outcome = 'resolved'),
-		       count(*) FILTER (WHERE outcome = 'dismissed')
-		FROM finding_outcomes WHERE host = $1 AND repo = $2 GROUP BY risk_type`, r.Host, r.Owner+"/"+r.Repo)
-	if err != nil {
-		return nil, fmt.Errorf("outcomes of %s: %w", r, translate(err))
-	}
-	defer rows.Close()
 	out := map[string]Calibration{}
-	for rows.Next() {
-		var c Calibration
-		if err := rows.Scan(&c.RiskType, &c.Decided, &c.Resolved, &c.Dismissed); err != nil {
-			return nil, fmt.Errorf("outcomes of %s: %w", r, err)
+	err := s.outcomesQuery(ctx, "outcomes of "+r.String(), func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			SELECT risk_type,
+			       count(*) FILTER (WHERE outcome = 'dismissed' OR pr_state = 'merged'),
+			       count(*) FILTER (WHERE outcome = 'resolved'),
+			       count(*) FILTER (WHERE outcome = 'dismissed')
+			FROM finding_outcomes WHERE host = $1 AND repo = $2 GROUP BY risk_type`, r.Host, r.Owner+"/"+r.Repo)
+		if err != nil {
+			return err
 		}
-		out[c.RiskType] = c
-	}
-	return out, translate(rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			var c Calibration
+			if err := rows.Scan(&c.RiskType, &c.Decided, &c.Resolved, &c.Dismissed); err != nil {
+				return err
+			}
+			out[c.RiskType] = c
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 // OutcomesOf returns the outcome of each finding posted on a pull

@@ -285,3 +285,30 @@ func TestOutsidersDismissalsTeachNothing(t *testing.T) {
 		t.Fatalf("feedback %+v, %v; want two untrusted dismissals recorded", fb, err)
 	}
 }
+
+// An edited reply takes its new class: "false positive" edited to "good
+// catch, fixed" no longer dismisses.
+func TestEditedReplyIsReadAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	a := finding(1, "robustness", "stmt7 can divide by zero", 7, 7)
+	w.push(7, sha(1))
+	w.reviewAndPost(t, 7, sha(1), []render.Finding{a})
+	reply := w.gh.Reply(w.commentOn(t, 7, a), "dev", "false positive")
+	ref := store.PullRequestRef{Repository: store.Repository{Host: w.host, Owner: "acme", Repo: "api"}, Number: 7}
+	if _, err := w.syncer.SyncPR(ctx, ref, "sync"); err != nil {
+		t.Fatal(err)
+	}
+	if o := w.outcomes(t, 7)[a.Fingerprint]; o != "dismissed" {
+		t.Fatalf("outcome %q, want dismissed", o)
+	}
+	w.gh.EditComment(reply, "good catch, fixed in the next push")
+	st, err := w.syncer.SyncPR(ctx, ref, "sync")
+	if err != nil || st.Added != 1 {
+		t.Fatalf("second sync: %+v, %v; want the edited reply read again", st, err)
+	}
+	if o := w.outcomes(t, 7)[a.Fingerprint]; o != "acknowledged" {
+		t.Fatalf("outcome after the edit %q, want acknowledged", o)
+	}
+}

@@ -199,3 +199,14 @@ func (s *Server) listIssueComments(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// EditComment replaces a comment's body, as its author editing it would.
+func (s *Server) EditComment(id int64, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.comments {
+		if s.comments[i].ID == id {
+			s.comments[i].Body = body
+		}
+	}
+}
