@@ -43,8 +43,9 @@ CREATE INDEX finding_posts_posted_idx ON finding_posts (posted_at);
 -- What people did about a posted finding. signal is what it means:
 -- dismiss (a thumbs-down, a false-positive or won't-fix reply), acknowledge
 -- (a thumbs-up and the like), fixed (a reply saying so), question, neutral,
--- and at merge code_changed / code_unchanged (whether the finding's lines
--- changed between the head it was posted on and the merged head).
+-- thread_resolved (the comment's thread was resolved), and at merge
+-- code_changed / code_unchanged (whether the finding's lines changed
+-- between the head it was posted on and the merged head).
 CREATE TABLE finding_feedback (
     id          bigserial PRIMARY KEY,
     post_id     bigint NOT NULL REFERENCES finding_posts(id) ON DELETE CASCADE,
@@ -54,7 +55,7 @@ CREATE TABLE finding_feedback (
     author      text NOT NULL DEFAULT '',
     content     text NOT NULL DEFAULT '',         -- the reaction (+1, -1, …) or the reply's class
     signal      text NOT NULL CHECK (signal IN ('dismiss', 'acknowledge', 'fixed', 'question', 'neutral',
-                                                'code_changed', 'code_unchanged')),
+                                                'thread_resolved', 'code_changed', 'code_unchanged')),
     body        text NOT NULL DEFAULT '',         -- a reply, redacted and cut to 2000 characters
     -- The author may write to the repository (owner, member, collaborator):
     -- only their dismissals teach the fleet, so a stranger's thumbs-down on
@@ -112,7 +113,8 @@ ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check
 
 -- finding_outcomes: one row per posted finding, with the feedback it drew
 -- and how it ended: dismissed (a person who may write to the repository
--- dismissed it; others' dismissals are counted apart), resolved (its pull
+-- dismissed it, or resolved its thread and it merged unchanged; others'
+-- dismissals are counted apart), resolved (its pull
 -- request merged and its lines changed before, or a later push no longer
 -- raised it), acknowledged (a person agreed or said it was fixed), open.
 CREATE VIEW finding_outcomes AS
@@ -142,9 +144,12 @@ SELECT p.id                                   AS post_id,
        fb.code_changed,
        rv.resolved_by_review,
        fb.untrusted_dismissals,
+       fb.thread_resolved,
        CASE
            WHEN fb.dismissals > 0 THEN 'dismissed'
            WHEN fa.state = 'merged' AND (fb.code_changed OR rv.resolved_by_review) THEN 'resolved'
+           -- Its thread resolved, and merged without its lines changing.
+           WHEN fa.state = 'merged' AND fb.thread_resolved THEN 'dismissed'
            WHEN fb.acknowledgements > 0 OR fb.fixed_replies > 0 THEN 'acknowledged'
            ELSE 'open'
        END                                    AS outcome
@@ -157,7 +162,8 @@ CROSS JOIN LATERAL (
            count(*) FILTER (WHERE f.signal = 'fixed')              AS fixed_replies,
            count(*) FILTER (WHERE f.signal = 'question')           AS questions,
            coalesce(bool_or(f.signal = 'code_changed'), false)     AS code_changed,
-           count(*) FILTER (WHERE f.signal = 'dismiss' AND NOT f.trusted) AS untrusted_dismissals
+           count(*) FILTER (WHERE f.signal = 'dismiss' AND NOT f.trusted) AS untrusted_dismissals,
+           coalesce(bool_or(f.signal = 'thread_resolved' AND f.trusted), false) AS thread_resolved
     FROM finding_feedback f WHERE f.post_id = p.id) fb
 CROSS JOIN LATERAL (
     -- A later review of the same pull request re-reviewed the finding's

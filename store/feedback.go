@@ -229,6 +229,9 @@ const (
 	SignalNeutral       = "neutral"
 	SignalCodeChanged   = "code_changed"
 	SignalCodeUnchanged = "code_unchanged"
+	// SignalThreadResolved: a person resolved the comment's thread; with
+	// no change to the finding's lines by the merge it is a dismissal.
+	SignalThreadResolved = "thread_resolved"
 )
 
 // Feedback is one thing a person (or the merge) said about a posted

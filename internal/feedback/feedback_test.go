@@ -312,3 +312,27 @@ func TestEditedReplyIsReadAgain(t *testing.T) {
 		t.Fatalf("outcome after the edit %q, want acknowledged", o)
 	}
 }
+
+// A thread resolved by a person, merged without the finding's lines
+// changing, is a dismissal; one whose lines changed is resolved.
+func TestResolvedThreadWithoutChangeIsDismissed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	a := finding(1, "robustness", "stmt2 reads past the slice", 2, 2)
+	b := finding(2, "robustness", "stmt9 leaks the file handle", 9, 9)
+	w.push(7, sha(1))
+	w.reviewAndPost(t, 7, sha(1), []render.Finding{a, b})
+	w.gh.ResolveThread(w.commentOn(t, 7, a), "lead")
+	w.gh.ResolveThread(w.commentOn(t, 7, b), "lead")
+	w.push(7, sha(2))
+	w.gh.SetCompare("acme", "api", sha(1), sha(2), []githubfake.File{{Path: "a.go", Status: "modified",
+		Patch: "@@ -9,1 +9,1 @@\n-stmt9()\n+defer close(stmt9())\n"}})
+	w.gh.Merge("acme", "api", 7)
+	if _, err := w.syncer.SyncRepositories(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	got := w.outcomes(t, 7)
+	if got[a.Fingerprint] != "dismissed" || got[b.Fingerprint] != "resolved" {
+		t.Fatalf("outcomes %v: want the unchanged one dismissed, the changed one resolved", got)
+	}
+}

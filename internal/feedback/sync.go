@@ -140,6 +140,24 @@ func (s *Syncer) SyncPR(ctx context.Context, pr store.PullRequestRef, source str
 		}
 	}
 	if !st.Stopped {
+		// Thread resolution is read where GitHub offers it (GraphQL); a
+		// server without it (an old Enterprise, a token without access)
+		// costs the sync nothing else.
+		resolved, err := resolvedThreads(ctx, gc, pr.Owner, pr.Repo, pr.Number)
+		if err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			s.log().Debug("thread resolution not read", "pr", pr.Repository.String(), "number", pr.Number, "err", err)
+		}
+		for commentID, by := range resolved {
+			p, ok := byComment[commentID]
+			if !ok {
+				continue
+			}
+			fb = append(fb, store.Feedback{PostID: p.ID, Source: source, Kind: "thread", ExternalID: strconv.FormatInt(commentID, 10),
+				Author: by, Content: "resolved", Signal: store.SignalThreadResolved, Trusted: by != "" && trust.writer(ctx, by, s.log())})
+		}
 		merged, mfb, err := s.fate(ctx, gc, pr, posts, source)
 		if err != nil {
 			return st, err

@@ -73,3 +73,15 @@ func TestCalibrateStaysWithinBounds(t *testing.T) {
 		t.Errorf("lifecycle from its override 0.9: %.2f, want capped at 0.95", got["lifecycle"])
 	}
 }
+
+func TestGraphqlURL(t *testing.T) {
+	for rest, want := range map[string]string{
+		"https://api.github.com/":         "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/graphql",
+		"http://127.0.0.1:9/":             "http://127.0.0.1:9/graphql",
+	} {
+		if got := graphqlURL(rest); got != want {
+			t.Errorf("graphqlURL(%s) = %s, want %s", rest, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package githubfake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -39,7 +40,61 @@ type feedbackState struct {
 	issueComments []IssueComment
 	fates         map[string]fate
 	compares      map[string][]File
-	outsiders     map[string]bool // logins that may not write to the repositories
+	outsiders     map[string]bool  // logins that may not write to the repositories
+	resolved      map[int64]string // thread (its first comment) -> who resolved it
+}
+
+// ResolveThread resolves the review thread comment id opened, as login.
+func (s *Server) ResolveThread(commentID int64, login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.feedback.resolved == nil {
+		s.feedback.resolved = map[int64]string{}
+	}
+	s.feedback.resolved[commentID] = login
+}
+
+// graphql answers the one GraphQL query the fleet asks, a pull request's
+// review threads (from its variables; the query text is not parsed): one
+// thread per comment that is not a reply, in one page.
+func (s *Server) graphql(w http.ResponseWriter, r *http.Request) {
+	if !s.authorize(w, r, false) {
+		return
+	}
+	var req struct {
+		Variables struct {
+			Owner  string `json:"owner"`
+			Name   string `json:"name"`
+			Number int    `json:"number"`
+		} `json:"variables"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+		return
+	}
+	s.mu.Lock()
+	p := s.prs[key(req.Variables.Owner, req.Variables.Name, req.Variables.Number)]
+	nodes := []map[string]any{}
+	for _, c := range s.comments {
+		if p == nil || c.Number != p.Number || c.InReplyTo != 0 {
+			continue
+		}
+		by, ok := s.feedback.resolved[c.ID]
+		var resolvedBy any
+		if ok {
+			resolvedBy = map[string]any{"login": by}
+		}
+		nodes = append(nodes, map[string]any{"isResolved": ok, "resolvedBy": resolvedBy,
+			"comments": map[string]any{"nodes": []map[string]any{{"databaseId": c.ID}}}})
+	}
+	s.mu.Unlock()
+	if p == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"repository": nil},
+			"errors": []map[string]any{{"message": "Could not resolve to a Repository"}}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"repository": map[string]any{"pullRequest": map[string]any{
+		"reviewThreads": map[string]any{"pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}, "nodes": nodes}}}}})
 }
 
 // Outsider makes login someone who may not write to the repositories: its

@@ -131,6 +131,7 @@ func newServer(prs []PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listIssueComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}", s.collaborator)
+	mux.HandleFunc("POST /graphql", s.graphql)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
 	mux.HandleFunc("GET /_fake/state", s.state)
