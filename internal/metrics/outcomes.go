@@ -8,10 +8,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-var outcomesDesc = prometheus.NewDesc(ns+"_finding_outcomes",
-	"Posted findings by outcome (resolved, dismissed, acknowledged, open; view finding_outcomes), read at scrape time. "+
-		"resolved / (resolved + dismissed + …on merged pull requests) is the resolution rate: see `reviewfleet quality`.",
-	[]string{"outcome"}, nil)
+// outcomesHelp is the help text of reviewfleet_finding_outcomes.
+const outcomesHelp = "Posted findings by outcome (resolved, dismissed, acknowledged, open; view finding_outcomes), read at scrape time. " +
+	"The resolution rate (resolved of the findings on merged pull requests) is in reviewfleet quality and the view resolution_rate."
+
+var outcomesDesc = prometheus.NewDesc(ns+"_finding_outcomes", outcomesHelp, []string{"outcome"}, nil)
 
 // OutcomeCounter counts posted findings by outcome
 // (store.Store.OutcomeCounts).
