@@ -351,3 +351,21 @@ func (s *Store) PullRequestsPosting(ctx context.Context, r Repository, exclude i
 	}
 	return out, translate(rows.Err())
 }
+
+// CoverFeedbackDeliveries marks recorded the pending feedback deliveries
+// of a pull request received until now, but the one being processed: the
+// read of the pull request's feedback that follows sees everything they
+// announced. A burst of comments thus costs one read. It returns how many
+// it marked.
+func (s *Store) CoverFeedbackDeliveries(ctx context.Context, pr PullRequest, by string) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE webhook_deliveries SET status = 'recorded', note = 'read with delivery ' || $6, updated_at = now()
+		WHERE status = 'pending' AND id <> $6 AND host = $1 AND owner = $2 AND repo = $3 AND number = $4
+		  AND (event = ANY($5) OR (event = 'pull_request' AND action = 'closed'))
+		  AND received_at <= now()`,
+		pr.Host, pr.Owner, pr.Repo, pr.Number, []string{"pull_request_review_comment", "issue_comment"}, by)
+	if err != nil {
+		return 0, fmt.Errorf("cover the feedback deliveries of %s: %w", pr, translate(err))
+	}
+	return tag.RowsAffected(), nil
+}

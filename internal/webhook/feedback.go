@@ -93,6 +93,11 @@ func (p *Processor) record(ctx context.Context, d store.Delivery) (status, revie
 		return store.DeliverySkipped, "", "feedback is not collected (no GitHub credentials)"
 	}
 	ref := store.PullRequestRef{Repository: store.Repository{Host: d.PR.Host, Owner: d.PR.Owner, Repo: d.PR.Repo}, Number: d.PR.Number}
+	// The read below starts after this: it sees what every delivery of
+	// the pull request received so far announced.
+	if _, err := p.Store.CoverFeedbackDeliveries(ctx, d.PR, d.ID); err != nil {
+		return store.DeliveryFailed, "", err.Error()
+	}
 	st, err := p.Feedback.SyncPR(ctx, ref, "webhook")
 	if err != nil {
 		return store.DeliveryFailed, "", err.Error()

@@ -84,12 +84,19 @@ func TestFeedbackDeliveriesAreRecorded(t *testing.T) {
 	gh.Reply(c.ID, "dev", "False positive: checked above.")
 
 	p := &webhook.Processor{Store: st, Clients: clients, Submitter: &recorder{st: st}, Feedback: &feedback.Syncer{Store: st, Clients: clients}}
+	calls := gh.ReactionCalls()
 	p.Drain(ctx)
 	for _, id := range []string{"rc", "ic"} {
 		d, err := st.GetDelivery(ctx, id)
 		if err != nil || d.Status != store.DeliveryRecorded || d.ReviewID != "" {
 			t.Errorf("delivery %s: %+v, %v; want recorded without a review", id, d, err)
 		}
+	}
+	if n := gh.ReactionCalls() - calls; n != 1 {
+		t.Errorf("two deliveries of one pull request read its reactions %d times, want once", n)
+	}
+	if d, _ := st.GetDelivery(ctx, "ic"); !strings.Contains(d.Note, "read with delivery rc") {
+		t.Errorf("the second delivery: %q, want it covered by the first's read", d.Note)
 	}
 	posts, _ := st.PostsOf(ctx, store.PullRequest{Host: "github.com", Owner: "acme", Repo: "api", Number: 1})
 	fb, err := st.FeedbackOf(ctx, posts[0].ID)
