@@ -54,7 +54,7 @@ func (p *Poster) listen(ctx context.Context, pr store.PullRequest, rep *render.R
 // recordPosts links the findings this post put on the pull request to the
 // comments carrying them (listed again: creating a review does not answer
 // with its comments' ids), so the feedback on each can be read.
-func (p *Poster) recordPosts(ctx context.Context, gc *github.Client, pr store.PullRequest, reviewID string, ghReview int64, rep *render.Report, plan Plan) error {
+func (p *Poster) recordPosts(ctx context.Context, gc *github.Client, pr store.PullRequest, reviewID string, ghReview int64, rep *render.Report) error {
 	me, err := p.Clients.Identity(ctx, pr.Host)
 	if err != nil {
 		return err
@@ -78,17 +78,20 @@ func (p *Poster) recordPosts(ctx context.Context, gc *github.Client, pr store.Pu
 			LineStart: f.LineStart, LineEnd: f.LineEnd, Claim: f.Description, Model: model, PromptVersion: version,
 			GitHubReviewID: ghReviewID, CommentID: commentID})
 	}
-	byFP := map[string]render.Finding{}
+	// Every finding this review shows on the pull request: commented on
+	// now or by an earlier post (an earlier push, or a post whose record
+	// failed halfway), or listed in the summary. A fingerprint recorded
+	// before keeps its first record.
 	for _, f := range rep.Findings {
-		byFP[render.Fingerprint(f.Finding)] = f
-	}
-	for _, c := range plan.Inline {
-		if f, ok := byFP[c.Fingerprint]; ok {
-			add(f, comments[c.Fingerprint].id, ghReview)
+		if f.Learned != nil && f.Learned.Dismissed {
+			continue
 		}
-	}
-	for _, f := range plan.InBody {
-		add(f, 0, ghReview)
+		c := comments[render.Fingerprint(f.Finding)]
+		review := c.reviewID
+		if c.id == 0 {
+			review = ghReview
+		}
+		add(f, c.id, review)
 	}
 	return p.Store.RecordFindingPosts(ctx, posts)
 }

@@ -130,7 +130,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		if err := p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(own)}); err != nil {
 			return res, err
 		}
-		return res, p.recordPosts(ctx, gc, pr, reviewID, existing, rep, plan)
+		return res, p.recordPosts(ctx, gc, pr, reviewID, existing, rep)
 	}
 	id, err := create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), plan.Inline)
 	if isStatus(err, http.StatusUnprocessableEntity) && len(plan.Inline) > 0 {
@@ -149,7 +149,7 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err := p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: id, Comments: len(plan.Inline)}); err != nil {
 		return res, err
 	}
-	return res, p.recordPosts(ctx, gc, pr, reviewID, id, rep, plan)
+	return res, p.recordPosts(ctx, gc, pr, reviewID, id, rep)
 }
 
 // isStatus reports whether err is an API answer with HTTP status code.
