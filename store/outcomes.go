@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,6 +73,11 @@ func (s *Store) Quality(ctx context.Context, filter string, since time.Time) ([]
 }
 
 func quality(ctx context.Context, tx pgx.Tx, filter string, since time.Time) ([]QualityRow, error) {
+	// The filter narrows the scan too: OWNER/REPO, or HOST/OWNER/REPO.
+	host, name := "", strings.ToLower(strings.Trim(strings.TrimSpace(filter), "/"))
+	if strings.Count(name, "/") == 2 {
+		host, name, _ = strings.Cut(name, "/")
+	}
 	rows, err := tx.Query(ctx, `
 		SELECT host, split_part(repo, '/', 1), split_part(repo, '/', 2), coalesce(risk_type, ''),
 		       count(*),
@@ -81,9 +87,9 @@ func quality(ctx context.Context, tx pgx.Tx, filter string, since time.Time) ([]
 		       count(*) FILTER (WHERE outcome = 'open'),
 		       count(*) FILTER (WHERE pr_state = 'merged')
 		FROM finding_outcomes
-		WHERE posted_at >= $1
+		WHERE posted_at >= $1 AND ($2 = '' OR lower(repo) = $2) AND ($3 = '' OR lower(host) = $3)
 		GROUP BY GROUPING SETS ((host, repo, risk_type), (host, repo))
-		ORDER BY host, repo, risk_type NULLS LAST`, since)
+		ORDER BY host, repo, risk_type NULLS LAST`, since, name, host)
 	if err != nil {
 		return nil, err
 	}
