@@ -13,7 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-var analystViews = []string{"finding_history", "verdict_trail", "review_costs", "stage_latency", "repo_risk_trend", "expert_tool_health"}
+var analystViews = []string{"finding_history", "verdict_trail", "review_costs", "stage_latency", "repo_risk_trend", "expert_tool_health",
+	"finding_outcomes", "resolution_rate"}
 
 // docQuery is one ```sql block of docs/sql.md and the heading above it.
 type docQuery struct {
@@ -246,7 +247,8 @@ func TestAnalystRoleReadsViewsOnly(t *testing.T) {
 		}
 		rows.Close()
 		for _, c := range cols {
-			if c == "request" || c == "response" || strings.Contains(c, "prompt") {
+			// prompt_version names the prompts' release, not their text.
+			if c == "request" || c == "response" || (strings.Contains(c, "prompt") && c != "prompt_version") {
 				t.Errorf("view %s exposes %s", v, c)
 			}
 		}

@@ -136,7 +136,7 @@ INSERT INTO eval_summaries (review_id, risk_type, confirmed) VALUES ('` + seedOl
 func seededHistory(t *testing.T) (*store.Store, *pgx.Conn) {
 	t.Helper()
 	st, conn := migratedWithConn(t)
-	if _, err := conn.Exec(context.Background(), historySeed); err != nil {
+	if _, err := conn.Exec(context.Background(), historySeed+feedbackSeed); err != nil {
 		t.Fatalf("seed history: %v", err)
 	}
 	return st, conn

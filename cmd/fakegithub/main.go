@@ -8,6 +8,11 @@
 //
 //	fakegithub -repo DIR -base main -head topic -pr acme/api#1
 //	fakegithub -repo DIR -base main -head topic -tls -serve-git -app-key app.pem
+//
+// Other people's doings are scripted over HTTP: POST /_fake/push?number=N&head=REV
+// serves pull request N (a new one, or a new push) at a revision of the
+// repository; /_fake/react, /_fake/reply and /_fake/outsider act on
+// comments (see package githubfake); /_fake/merge?number=N merges.
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -122,6 +128,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *rateLimit {
 		srv.RateLimitOnce()
 	}
+	pushes := &pushes{srv: srv, dir: dir, owner: owner, repo: repoName, base: baseSHA, cloneURL: cloneURL, title: *title,
+		heads: map[int][]string{n: {headSHA}}}
+	srv.Handle("POST /_fake/push", http.HandlerFunc(pushes.push))
+	srv.Handle("POST /_fake/merge", http.HandlerFunc(pushes.merge))
 	fmt.Fprintf(stdout, "fakegithub: serving %s/%s#%d (%d files, %s..%s, cloned from %s); set GITHUB_API_URL=%s/ and review https://github.com/%s/%s/pull/%d\n",
 		owner, repoName, n, len(files), baseSHA[:12], headSHA[:12], cloneURL, srv.URL, owner, repoName, n)
 	if *useTLS {

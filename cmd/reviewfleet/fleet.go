@@ -89,6 +89,10 @@ func cmdScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "scheduler: probes on %s (/livez, /readyz, /metrics)\n", hs.Addr())
 	}
 	fmt.Fprintf(stderr, "scheduler: reconciling every %s\n", a.Cfg.Scheduler.Interval)
+	if s := feedbackSyncer(a); s != nil && a.Cfg.Feedback.SyncInterval > 0 {
+		fmt.Fprintf(stderr, "scheduler: reading feedback on posted reviews every %s\n", a.Cfg.Feedback.SyncInterval)
+		go runFeedbackSync(ctx, a, s, a.Cfg.Feedback.SyncInterval, a.Log)
+	}
 	if n := len(a.Cfg.Scheduler.Schedules); n > 0 {
 		fmt.Fprintf(stderr, "scheduler: %d scheduled bulk reviews (fired by one scheduler process at a time)\n", n)
 		sched := a.BulkScheduler()

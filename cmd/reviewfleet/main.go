@@ -78,6 +78,9 @@ Usage:
   reviewfleet eval import --golden FILE.json --out DIR   dataset from benchmark golden comments (GitHub)
   reviewfleet prune    --older-than 90d [--keep-verdicts] [--batch-size N] [--dry-run]
                                               delete old prompts, replies and reviews (running ones never)
+  reviewfleet feedback sync [--repo R]        read reactions, replies and merges on posted reviews now
+  reviewfleet quality  [--repo R] [--since 30d] [--format table|json]   resolution rate of posted findings
+  reviewfleet learnings list|show FP|disable FP|export [--repo R]      what dismissals taught, per repository
   reviewfleet prompts stats --diff FILE…      progressive-context prompt sizes per file
   reviewfleet config keys                     every configuration key and its environment variable
   reviewfleet local    start | stop | psql [--url]
@@ -100,7 +103,8 @@ func commands() map[string]func(context.Context, []string, io.Writer, io.Writer)
 		"recording": cmdRecording,
 		"prune":     cmdPrune,
 		"post":      cmdPost, "serve": cmdServe,
-		"eval": cmdEval,
+		"eval":     cmdEval,
+		"feedback": cmdFeedback, "quality": cmdQuality, "learnings": cmdLearnings,
 	}
 }
 

@@ -68,7 +68,7 @@ func submitPR(ctx context.Context, a *app.App, sub *app.Submission, raw, since s
 
 // postReview posts a review and says what it did.
 func postReview(ctx context.Context, a *app.App, id string, w io.Writer) error {
-	p := &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}
+	p := &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log, Feedback: feedbackSyncer(a)}
 	res, err := p.Post(ctx, id)
 	if err != nil {
 		return err
@@ -77,8 +77,8 @@ func postReview(ctx context.Context, a *app.App, id string, w io.Writer) error {
 	if res.Updated {
 		verb = "updated"
 	}
-	fmt.Fprintf(w, "%s GitHub review %d on %s: %d inline comments (%d new), %d findings in the body, %d commented on an earlier push\n",
-		verb, res.GitHubReviewID, res.PR, res.Inline, res.New, res.InBody, res.AlreadyPosted)
+	fmt.Fprintf(w, "%s GitHub review %d on %s: %d inline comments (%d new), %d findings in the body, %d commented on an earlier push, %d dismissed earlier (not posted)\n",
+		verb, res.GitHubReviewID, res.PR, res.Inline, res.New, res.InBody, res.AlreadyPosted, res.Dismissed)
 	return nil
 }
 

@@ -44,9 +44,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := a.GitHub.Check(); err != nil {
 		return exitError{code: exitUsage, err: err}
 	}
-	proc := &webhook.Processor{Store: a.Store, Clients: a.GitHub, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log}
+	proc := &webhook.Processor{Store: a.Store, Clients: a.GitHub, Submitter: a, IgnorePaths: wcfg.IgnorePaths, Log: a.Log,
+		Feedback: feedbackSyncer(a)}
 	if wcfg.Post {
-		proc.Poster = &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log}
+		proc.Poster = &publish.Poster{Store: a.Store, Clients: a.GitHub, Log: a.Log, Feedback: proc.Feedback}
 	}
 	// The public port serves the webhook alone: the probes and the
 	// metrics (queue depths, repositories, error rates) are for the

@@ -14,8 +14,9 @@ import (
 // reviewfleet_reviews{status} read from Postgres on each scrape.
 func (a *App) MetricsHandler(reviews bool) http.Handler {
 	var rc = fleetmetrics.NewReviewsCollector(a.Store.CountReviewsByStatus, a.Log)
+	var oc = fleetmetrics.NewOutcomesCollector(a.Store.OutcomeCounts, a.Log)
 	if !reviews {
-		rc = nil
+		rc, oc = nil, nil
 	}
-	return fleetmetrics.Handler(fleetmetrics.Registry(metrics.NewQueueMetricsCollector(a.Inspector), rc))
+	return fleetmetrics.Handler(fleetmetrics.Registry(metrics.NewQueueMetricsCollector(a.Inspector), rc, oc))
 }

@@ -46,6 +46,9 @@ type Config struct {
 	// Evaluation configures `reviewfleet eval`.
 	Evaluation Evaluation `yaml:"evaluation"`
 	Retention  Retention  `yaml:"retention"`
+	// Feedback configures reading the reactions, replies and merges on
+	// posted reviews (internal/feedback).
+	Feedback Feedback `yaml:"feedback"`
 
 	// RepoConfig governs the .reviewfleet.yaml files of reviewed repositories.
 	RepoConfig RepoConfig `yaml:"repo_config"`
@@ -285,6 +288,24 @@ type Harness struct {
 	ConfidenceThreshold float64 `yaml:"confidence_threshold"`
 	// ConfidenceOverrides sets a threshold per risk type (e.g. static: 0.8).
 	ConfidenceOverrides map[string]float64 `yaml:"confidence_overrides"`
+	// Calibrate lets a pull request's repository outcomes (resolved and
+	// dismissed findings) move each risk type's threshold within bounds;
+	// the report states the threshold used and why (default false).
+	Calibrate bool `yaml:"calibrate"`
+}
+
+// Feedback configures the feedback sync: reading reactions, replies and
+// merges on the reviews the fleet posted.
+type Feedback struct {
+	// SyncInterval is how often the scheduler syncs every repository
+	// posted on (default 15m; 0 disables; off without GitHub credentials).
+	SyncInterval time.Duration `yaml:"sync_interval"`
+	// MaxPullRequests bounds the pull requests one pass syncs per
+	// repository; the next pass resumes after them (default 50).
+	MaxPullRequests int `yaml:"max_pull_requests"`
+	// MinRateRemaining stops a pass when GitHub says fewer requests than
+	// this remain in the hour; the next pass resumes (default 500).
+	MinRateRemaining int `yaml:"min_rate_remaining"`
 }
 
 // Intent configures diff preparation and the intent stage.
@@ -494,6 +515,7 @@ func Default() Config {
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},
+		Feedback:   Feedback{SyncInterval: 15 * time.Minute, MaxPullRequests: 50, MinRateRemaining: 500},
 
 		RepoConfig: RepoConfig{Enabled: true},
 	}

@@ -66,6 +66,10 @@ type Comment struct {
 	Side      string
 	Body      string
 	User      string // the author's login
+	// InReplyTo is the comment this one answers in its thread (0: it
+	// starts the thread).
+	InReplyTo int64
+	CreatedAt time.Time
 }
 
 // Server is a running fake.
@@ -85,6 +89,9 @@ type Server struct {
 	rejected int
 	mux      *http.ServeMux
 	git      gitRepos
+
+	feedback      feedbackState
+	reactionCalls int
 
 	notInstalled map[string]bool // owner/repo the App is not installed on
 	revoked      bool            // the installation is gone
@@ -122,11 +129,15 @@ func newServer(prs []PR) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews/{id}", s.getReview)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/compare/{spec}", s.compare)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", s.listIssueComments)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}", s.collaborator)
+	mux.HandleFunc("POST /graphql", s.graphql)
 	mux.HandleFunc("GET /orgs/{org}/repos", s.listOrgRepos)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/installation", s.installation)
 	mux.HandleFunc("GET /_fake/state", s.state)
 	mux.HandleFunc("GET /user", s.user)
 	mux.HandleFunc("GET /app", s.app)
+	s.scriptRoutes()
 	mux.HandleFunc("POST /app/installations/{id}/access_tokens", s.accessToken)
 	return s
 }
@@ -138,6 +149,9 @@ func (s *Server) handler() http.Handler {
 		d := s.latency
 		s.mu.Unlock()
 		time.Sleep(d)
+		if s.serveReactions(w, r) {
+			return
+		}
 		s.mux.ServeHTTP(w, r)
 	})
 }
@@ -422,17 +436,28 @@ func (s *Server) prJSON(p *PR) map[string]any {
 	if p.HeadCloneURL != p.BaseCloneURL {
 		headOwner = "fork-of-" + p.Owner
 	}
-	return map[string]any{
-		"number": p.Number, "title": p.Title, "body": p.Body, "draft": p.Draft, "state": "open",
+	state, merged, closedAt := "open", false, any(nil)
+	if f, ok := s.feedback.fates[key(p.Owner, p.Repo, p.Number)]; ok {
+		state, merged, closedAt = "closed", f.merged, f.at.UTC().Format(time.RFC3339)
+	}
+	out := map[string]any{
+		"number": p.Number, "title": p.Title, "body": p.Body, "draft": p.Draft, "state": state, "merged": merged, "closed_at": closedAt,
 		"html_url": fmt.Sprintf("%s/%s/%s/pull/%d", s.URL, p.Owner, p.Repo, p.Number),
 		"base":     map[string]any{"sha": p.BaseSHA, "ref": "main", "repo": repo(p.Owner, p.Repo, p.BaseCloneURL)},
 		"head":     map[string]any{"sha": p.HeadSHA, "ref": "topic", "repo": repo(headOwner, p.Repo, p.HeadCloneURL)},
 	}
+	if merged {
+		out["merged_at"] = closedAt
+	}
+	return out
 }
 
 func (s *Server) getPR(w http.ResponseWriter, r *http.Request) {
 	if p := s.pr(w, r); p != nil {
-		writeJSON(w, http.StatusOK, s.prJSON(p))
+		s.mu.Lock()
+		out := s.prJSON(p)
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, out)
 	}
 }
 
@@ -480,8 +505,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	base, head, _ := strings.Cut(r.PathValue("spec"), "...")
 	s.mu.Lock()
 	var found *PR
+	if files, ok := s.feedback.compares[compareKey(r.PathValue("owner"), r.PathValue("repo"), base, head)]; ok {
+		found = &PR{Files: files}
+	}
 	for _, p := range s.prs {
-		if p.Owner == r.PathValue("owner") && p.Repo == r.PathValue("repo") && p.BaseSHA == base && p.HeadSHA == head {
+		if found == nil && p.Owner == r.PathValue("owner") && p.Repo == r.PathValue("repo") && p.BaseSHA == base && p.HeadSHA == head {
 			found = p
 		}
 	}
@@ -587,7 +615,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 			side = "RIGHT"
 		}
 		s.comments = append(s.comments, Comment{ID: s.nextID, ReviewID: rv.ID, Number: p.Number, CommitID: p.HeadSHA,
-			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, Body: c.Body, User: author})
+			Path: c.Path, Line: c.Line, StartLine: c.StartLine, Side: side, Body: c.Body, User: author, CreatedAt: time.Now().UTC()})
 	}
 	writeJSON(w, http.StatusOK, reviewJSON(rv))
 }
@@ -705,10 +733,18 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []map[string]any{}
-	for _, c := range s.Comments(p.Number) {
+	comments := s.Comments(p.Number)
+	s.mu.Lock()
+	assoc := map[int64]string{}
+	for _, c := range comments {
+		assoc[c.ID] = s.association(c.User)
+	}
+	s.mu.Unlock()
+	for _, c := range comments {
 		out = append(out, map[string]any{"id": c.ID, "pull_request_review_id": c.ReviewID, "commit_id": c.CommitID,
 			"html_url": fmt.Sprintf("%s/%s/%s/pull/%d#discussion_r%d", s.URL, r.PathValue("owner"), r.PathValue("repo"), c.Number, c.ID),
-			"path":     c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User}})
+			"path":     c.Path, "line": c.Line, "start_line": c.StartLine, "side": c.Side, "body": c.Body, "user": map[string]any{"login": c.User},
+			"in_reply_to_id": c.InReplyTo, "created_at": c.CreatedAt.UTC().Format(time.RFC3339), "author_association": assoc[c.ID]})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -56,6 +56,9 @@ type Plan struct {
 	// Threads maps a fingerprint to the address of the bot's earlier
 	// inline comment on it: a resolved finding links to its thread.
 	Threads map[string]string
+	// Dismissed are findings the repository dismissed before on the same
+	// code: reported, not posted again; the summary counts them.
+	Dismissed []render.Finding
 }
 
 // MakePlan places each reported finding: inline where the diff allows,
@@ -195,6 +198,9 @@ func Summary(rep *render.Report, headSHA string, p Plan, note string) string {
 	fmt.Fprintf(&b, " Inline comments: %d; in this summary: %d", len(p.Inline)+p.Kept, len(p.InBody))
 	if p.AlreadyPosted > 0 {
 		fmt.Fprintf(&b, "; already commented on an earlier push: %d", p.AlreadyPosted)
+	}
+	if n := len(p.Dismissed); n > 0 {
+		fmt.Fprintf(&b, "; not posted again, dismissed earlier in this repository: %d (`reviewfleet learnings list`)", n)
 	}
 	b.WriteString(".\n\n")
 	if rep.Status == render.StatusFailed {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v84/github"
 
+	"github.com/reviewfleet/reviewfleet/internal/feedback"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -24,7 +25,10 @@ import (
 type Poster struct {
 	Store   *store.Store
 	Clients *pullrequest.Clients
-	Log     *slog.Logger
+	// Feedback, when set, reads the pull request's feedback before each
+	// post, so a finding dismissed a moment ago is not posted again.
+	Feedback *feedback.Syncer
+	Log      *slog.Logger
 }
 
 // Result says what a post did.
@@ -35,8 +39,9 @@ type Result struct {
 	Updated bool
 	// Inline counts the review's inline comments on these findings, New
 	// those this call added; InBody counts the findings listed in the body,
-	// AlreadyPosted those an earlier review (an earlier push) commented on.
-	Inline, New, InBody, AlreadyPosted int
+	// AlreadyPosted those an earlier review (an earlier push) commented on;
+	// Dismissed those not posted because people dismissed them before.
+	Inline, New, InBody, AlreadyPosted, Dismissed int
 }
 
 // Post posts review reviewID on the pull request it was submitted for.
@@ -92,6 +97,10 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 	if err != nil {
 		return res, err
 	}
+	if err := p.listen(ctx, pr, rep); err != nil {
+		return res, err
+	}
+	findings, dismissed := withoutDismissed(rep.Findings)
 	own, earlier, threads := map[string]bool{}, map[string]bool{}, map[string]string{}
 	for fp, c := range posted {
 		if existing != 0 && c.reviewID == existing {
@@ -109,24 +118,27 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		inline = false
 		note = fmt.Sprintf("The pull request has moved on to `%s` since this review of `%s`: its findings are listed here instead of inline.", short(current.HeadSHA), short(pr.HeadSHA))
 	}
-	plan := MakePlan(rep.Findings, AnchorsOf(files), own, earlier, inline)
-	plan.Threads = threads
-	res.InBody, res.AlreadyPosted, res.Inline = len(plan.InBody), plan.AlreadyPosted, plan.Kept
+	plan := MakePlan(findings, AnchorsOf(files), own, earlier, inline)
+	plan.Threads, plan.Dismissed = threads, dismissed
+	res.InBody, res.AlreadyPosted, res.Inline, res.Dismissed = len(plan.InBody), plan.AlreadyPosted, plan.Kept, len(dismissed)
 	if existing != 0 {
 		body := Summary(rep, pr.HeadSHA, plan, note)
 		if _, _, err := gc.PullRequests.UpdateReview(ctx, pr.Owner, pr.Repo, pr.Number, existing, body); err != nil {
 			return res, fmt.Errorf("update review %d on %s: %w", existing, pr, err)
 		}
 		res.GitHubReviewID, res.Updated = existing, true
-		return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(own)})
+		if err := p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: existing, Comments: len(own)}); err != nil {
+			return res, err
+		}
+		return res, p.recordPosts(ctx, gc, pr, reviewID, existing, rep)
 	}
 	id, err := create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), plan.Inline)
 	if isStatus(err, http.StatusUnprocessableEntity) && len(plan.Inline) > 0 {
 		// GitHub refused a comment the diff seemed to allow (the diff
 		// changed under us): post everything in the body rather than nothing.
 		p.log().Warn("github refused the inline comments; posting them in the body", "pr", pr.String(), "err", err)
-		plan = MakePlan(rep.Findings, nil, own, earlier, false)
-		plan.Threads = threads
+		plan = MakePlan(findings, nil, own, earlier, false)
+		plan.Threads, plan.Dismissed = threads, dismissed
 		res.InBody = len(plan.InBody)
 		id, err = create(ctx, gc, pr, Summary(rep, pr.HeadSHA, plan, note), nil)
 	}
@@ -134,7 +146,10 @@ func (p *Poster) post(ctx context.Context, gc *github.Client, pr store.PullReque
 		return res, err
 	}
 	res.GitHubReviewID, res.Inline, res.New = id, len(plan.Inline), len(plan.Inline)
-	return res, p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: id, Comments: len(plan.Inline)})
+	if err := p.Store.SaveGitHubPost(ctx, store.GitHubPost{PR: pr, ReviewID: reviewID, GitHubReviewID: id, Comments: len(plan.Inline)}); err != nil {
+		return res, err
+	}
+	return res, p.recordPosts(ctx, gc, pr, reviewID, id, rep)
 }
 
 // isStatus reports whether err is an API answer with HTTP status code.
@@ -210,6 +225,7 @@ func markedReview(ctx context.Context, gc *github.Client, pr store.PullRequest, 
 
 // postedComment is the bot's inline comment on a finding.
 type postedComment struct {
+	id       int64  // the comment's id
 	reviewID int64  // the GitHub review it belongs to
 	url      string // its address on GitHub
 }
@@ -226,8 +242,8 @@ func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullReq
 			return nil, fmt.Errorf("list the review comments of %s: %w", pr, err)
 		}
 		for _, c := range page {
-			if fp := fingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) {
-				out[fp] = postedComment{reviewID: c.GetPullRequestReviewID(), url: c.GetHTMLURL()}
+			if fp := fingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) && c.GetInReplyTo() == 0 {
+				out[fp] = postedComment{id: c.GetID(), reviewID: c.GetPullRequestReviewID(), url: c.GetHTMLURL()}
 			}
 		}
 		if resp.NextPage == 0 {

@@ -85,6 +85,7 @@ func DecodeJSON(data []byte) (*Report, error) {
 		Usage:          Usage{LLMCalls: j.Usage.LLMCalls, TokensIn: j.Usage.TokensIn, TokensOut: j.Usage.TokensOut, Cost: j.Usage.Cost},
 		ConfigWarnings: j.ConfigWarnings,
 	}
+	r.Calibrated = j.Calibrated
 	if len(j.Resolved) > 0 {
 		r.Resolved = fromJSONFindings(j.Resolved, "") // findings of an earlier review
 	}
@@ -141,6 +142,7 @@ type jsonReport struct {
 	Usage          jsonUsage                 `json:"usage"`
 	ConfigWarnings []ConfigWarning           `json:"config_warnings"`
 	Resolved       []jsonFinding             `json:"resolved"`
+	Calibrated     []CalibratedThreshold     `json:"calibrated_thresholds,omitempty"`
 }
 
 type jsonFinding struct {
@@ -170,6 +172,10 @@ type jsonFinding struct {
 	// judged the finding and those that never did (Finding.StoppedAt).
 	StoppedAt    string   `json:"stopped_at,omitempty"`
 	StagesNotRun []string `json:"stages_not_run,omitempty"`
+	// CodeHash, KindKey and Learned: see Finding.
+	CodeHash string       `json:"code_hash,omitempty"`
+	KindKey  string       `json:"kind_key,omitempty"`
+	Learned  *jsonLearned `json:"learned,omitempty"`
 }
 
 // jsonReason is why a finding is below its threshold (see Reason); null
@@ -273,6 +279,7 @@ func toJSON(r *Report) jsonReport {
 		Usage:          jsonUsage{LLMCalls: r.Usage.LLMCalls, TokensIn: r.Usage.TokensIn, TokensOut: r.Usage.TokensOut, Cost: math.Round(r.Usage.Cost*1e6) / 1e6},
 		ConfigWarnings: nonNil(r.ConfigWarnings),
 		Resolved:       toJSONFindings(r.Resolved, 1+len(r.Findings)+len(r.BelowThreshold)+len(r.Dropped), nil),
+		Calibrated:     r.Calibrated,
 	}
 	for i, n := range r.NotReviewed {
 		j.NotReviewed[i] = jsonNotReviewed(n)
@@ -319,6 +326,9 @@ func toJSONFindings(fs []Finding, first int, why func(Finding) Reason) []jsonFin
 			Trail:        make([]jsonVerdict, 0, len(f.Trail)),
 			StoppedAt:    f.StoppedAt,
 			StagesNotRun: f.MissedStages,
+			CodeHash:     f.CodeHash,
+			KindKey:      f.KindKey,
+			Learned:      toJSONLearned(f.Learned),
 		}
 		for k, c := range ex.Lines {
 			jf.Code[k] = jsonCode(c)
@@ -377,6 +387,9 @@ func fromJSONFindings(js []jsonFinding, reviewID string) []Finding {
 			Trail:        make([]Verdict, len(j.Trail)),
 			StoppedAt:    j.StoppedAt,
 			MissedStages: j.StagesNotRun,
+			CodeHash:     j.CodeHash,
+			KindKey:      j.KindKey,
+			Learned:      fromJSONLearned(j.Learned),
 		}
 		for k, c := range j.Code {
 			f.Code[k] = CodeLine(c)

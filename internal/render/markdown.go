@@ -62,6 +62,9 @@ func writeHeader(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "- **Intent mode:** %s\n", inline(r.IntentMode))
 	}
 	fmt.Fprintf(b, "- **Confidence threshold:** %.2f\n", r.Threshold)
+	for _, c := range r.Calibrated {
+		fmt.Fprintf(b, "- **Calibrated threshold for %s:** %.2f (%s)\n", inline(c.RiskType), c.Threshold, inline(c.Reason))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "\n> **Note:** %s\n", inline(n))
 	}
@@ -291,6 +294,9 @@ func writeFinding(b *strings.Builder, n int, f Finding) {
 	start, end := lineRange(f.Finding)
 	fmt.Fprintf(b, "#### %d. %s · %s · %s\n\n", n, strings.ToUpper(inline(string(f.Severity))), inline(string(f.RiskType)), linesLabel(start, end))
 	fmt.Fprintf(b, "Confidence **%.2f**\n\n", f.Confidence)
+	if l := f.Learned; l != nil && l.Note != "" {
+		fmt.Fprintf(b, "**Learned from feedback:** %s\n\n", inline(l.Note))
+	}
 	if f.StoppedAt != "" {
 		fmt.Fprintf(b, "**Stopped at:** %s", inline(f.StoppedAt))
 		if len(f.MissedStages) > 0 {

@@ -78,6 +78,9 @@ type Report struct {
 	// (review --since) that it no longer raises on the files it
 	// re-reviewed; their ResolvedIn is this review.
 	Resolved []Finding
+	// Calibrated lists the thresholds the repository's outcomes set
+	// (harness.calibrate), with why.
+	Calibrated []CalibratedThreshold
 }
 
 // ConfigWarning is an invalid repository configuration file: its path, the
@@ -125,6 +128,12 @@ type Finding struct {
 	// findings below their threshold and DecodeJSON restores it; when it
 	// is nil the renderers derive it (WhyBelow, WhyDropped).
 	Why *Reason
+	// CodeHash identifies the finding's lines as they read in the head
+	// version, KindKey its kind (risk type, claim, enclosing symbol); both
+	// match it against earlier feedback. Learned is what that feedback did
+	// to it (nil: nothing).
+	CodeHash, KindKey string
+	Learned           *Learned
 }
 
 // CodeLine is one new-side source line.

@@ -282,7 +282,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// check; any other is hashed as it streams past and dropped. body is
 	// the slot's buffer: nothing may keep it past release.
 	keep := buf
-	if event != "pull_request" {
+	if event != "pull_request" && !slices.Contains(FeedbackEvents, event) {
 		keep = nil
 	}
 	sum, ok := h.readBody(w, r, sig, keep)
@@ -295,6 +295,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, "pong")
 		return
 	case "pull_request":
+	case "pull_request_review_comment", "issue_comment":
+		h.serveFeedback(w, r, event, delivery, body, sum)
+		return
 	default:
 		reply(w, http.StatusOK, "ignored: event "+event)
 		return
@@ -302,6 +305,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var ev github.PullRequestEvent
 	if err := json.Unmarshal(body, &ev); err != nil || ev.PullRequest == nil || ev.Repo == nil {
 		reply(w, http.StatusBadRequest, "not a pull_request event payload")
+		return
+	}
+	if ev.GetAction() == "closed" {
+		h.serveFeedback(w, r, event, delivery, body, sum)
 		return
 	}
 	if !slices.Contains(Actions, ev.GetAction()) {

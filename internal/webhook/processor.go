@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-github/v84/github"
 
+	"github.com/reviewfleet/reviewfleet/internal/feedback"
 	"github.com/reviewfleet/reviewfleet/internal/publish"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/store"
@@ -38,6 +39,10 @@ type Processor struct {
 	// Poster posts ended reviews of deliveries marked for posting (nil:
 	// never post).
 	Poster *publish.Poster
+	// Feedback records the feedback deliveries (review comments, issue
+	// comments, closed pull requests) by reading the pull request's
+	// feedback; nil skips them.
+	Feedback *feedback.Syncer
 	// Interval is how often the processor looks for work without a nudge
 	// (default 5s).
 	Interval time.Duration
@@ -177,6 +182,9 @@ func (p *Processor) retry(ctx context.Context, d store.Delivery, status, note st
 // process submits one delivery's review; it returns the delivery's new
 // status, the review and a note.
 func (p *Processor) process(ctx context.Context, d store.Delivery) (status, reviewID, note string) {
+	if isFeedback(d.Event, d.Action) {
+		return p.record(ctx, d)
+	}
 	gc, _, err := p.Clients.For(ctx, d.PR.Host, d.PR.Owner, d.PR.Repo)
 	if err != nil {
 		return store.DeliveryFailed, "", err.Error()

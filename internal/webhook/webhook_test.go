@@ -112,6 +112,7 @@ func TestHandler(t *testing.T) {
 	if nudged != 1 {
 		t.Fatalf("processor nudged %d times, want once", nudged)
 	}
+	nudged = 0
 
 	draft := event("opened", 2, true, "def")
 	if rec := deliver(t, h, "d2", "pull_request", draft, sign(draft)); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "draft") {
@@ -120,12 +121,21 @@ func TestHandler(t *testing.T) {
 	if d, _ := st.GetDelivery(ctx, "d2"); d.Status != store.DeliverySkipped {
 		t.Fatalf("draft delivery is %q, want skipped", d.Status)
 	}
+	// A closed pull request is feedback (merged or not): stored for the
+	// processor to record, not submitted.
 	closed := event("closed", 3, false, "x")
-	if rec := deliver(t, h, "d3", "pull_request", closed, sign(closed)); rec.Code != http.StatusOK {
+	if rec := deliver(t, h, "d3", "pull_request", closed, sign(closed)); rec.Code != http.StatusAccepted {
 		t.Fatalf("closed: %d", rec.Code)
 	}
-	if _, err := st.GetDelivery(ctx, "d3"); err == nil {
-		t.Fatal("a closed event was stored")
+	if d, err := st.GetDelivery(ctx, "d3"); err != nil || d.Action != "closed" || d.PR.Number != 3 {
+		t.Fatalf("closed event stored as %+v, %v", d, err)
+	}
+	labeled := event("labeled", 4, false, "x")
+	if rec := deliver(t, h, "d5", "pull_request", labeled, sign(labeled)); rec.Code != http.StatusOK {
+		t.Fatalf("labeled: %d", rec.Code)
+	}
+	if _, err := st.GetDelivery(ctx, "d5"); err == nil {
+		t.Fatal("a labeled event was stored")
 	}
 	ping := []byte(`{"zen":"x"}`)
 	if rec := deliver(t, h, "d4", "ping", ping, sign(ping)); rec.Code != http.StatusOK {

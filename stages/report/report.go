@@ -188,6 +188,9 @@ func BuildFor(ctx context.Context, st *store.Store, r review.Review) (*render.Re
 	for k, v := range cfg.Harness.ConfidenceOverrides {
 		overrides[review.RiskType(k)] = v
 	}
+	if rep.Calibrated, err = learn(ctx, st, reviewID, cfg, active, content, overrides); err != nil {
+		return nil, err
+	}
 	rep.Findings, rep.BelowThreshold = selectByRules(active, rep.Threshold, overrides, files)
 	warns, err := st.ConfigWarnings(ctx, reviewID)
 	if err != nil {
