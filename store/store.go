@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // ErrNotFound is returned when a review, file, item or report does not exist.
@@ -22,6 +24,7 @@ var ErrNotFound = errors.New("not found")
 // Store is a handle on the reviewfleet database. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	q    *sqlcdb.Queries // the type-checked queries of queries/*.sql
 }
 
 // PoolOptions sizes the connection pool and bounds statements.
@@ -64,7 +67,7 @@ func OpenWith(ctx context.Context, dsn string, opts PoolOptions) (*Store, error)
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", redact(cfg.ConnConfig.Host, cfg.ConnConfig.Port), err)
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: pool, q: sqlcdb.New(pool)}, nil
 }
 
 func redact(host string, port uint16) string { return fmt.Sprintf("%s:%d", host, port) }
