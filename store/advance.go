@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // Planner decides the next stage's ledger rows. It runs inside the
@@ -179,7 +180,7 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 		for i := range items {
 			items[i].Stage = to
 		}
-		return insertItems(ctx, tx, reviewID, items)
+		return insertItems(ctx, sqlcdb.New(tx), reviewID, items)
 	})
 	if err != nil {
 		return false, err

@@ -57,7 +57,7 @@ func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, 
 		if _, err := q.CopyReviewFiles(ctx, rows); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
-		if err := copyItems(ctx, tx, nr.ID, nr.Items); err != nil {
+		if err := copyItems(ctx, q, nr.ID, nr.Items); err != nil {
 			return err
 		}
 		if err := saveConfigWarnings(ctx, tx, nr.ID, nr.ConfigWarnings); err != nil {

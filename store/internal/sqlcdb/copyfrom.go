@@ -9,6 +9,41 @@ import (
 	"context"
 )
 
+// iteratorForCopyItems implements pgx.CopyFromSource.
+type iteratorForCopyItems struct {
+	rows                 []CopyItemsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyItems) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyItems) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].ReviewID,
+		r.rows[0].Stage,
+		r.rows[0].ItemKey,
+		r.rows[0].Payload,
+	}, nil
+}
+
+func (r iteratorForCopyItems) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyItems(ctx context.Context, arg []CopyItemsParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"stage_items"}, []string{"review_id", "stage", "item_key", "payload"}, &iteratorForCopyItems{rows: arg})
+}
+
 // iteratorForCopyReviewFiles implements pgx.CopyFromSource.
 type iteratorForCopyReviewFiles struct {
 	rows                 []CopyReviewFilesParams
