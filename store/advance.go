@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,6 +20,7 @@ type Planner func(ctx context.Context, tx *Tx) ([]review.Item, error)
 // transition's transaction.
 type Tx struct {
 	tx       pgx.Tx
+	q        *sqlcdb.Queries // on tx
 	reviewID string
 }
 
@@ -32,42 +34,29 @@ func (t *Tx) Findings(ctx context.Context) ([]review.Finding, error) {
 
 // Verdicts returns the verdict each finding received at a stage.
 func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]Verdict, error) {
-	rows, err := t.tx.Query(ctx, `
-		SELECT finding_id, verdict, confidence_before, confidence_after, reason
-		FROM verdicts WHERE review_id = $1 AND stage = $2`, t.reviewID, string(stage))
+	rows, err := t.q.StageVerdicts(ctx, sqlcdb.StageVerdictsParams{ReviewID: t.reviewID, Stage: stage})
 	if err != nil {
 		return nil, fmt.Errorf("%s verdicts of %s: %w", stage, t.reviewID, err)
 	}
-	defer rows.Close()
 	out := map[int64]Verdict{}
-	for rows.Next() {
-		v := Verdict{ReviewID: t.reviewID, Stage: stage}
-		if err := rows.Scan(&v.FindingID, &v.Verdict, &v.ConfidenceBefore, &v.ConfidenceAfter, &v.Reason); err != nil {
-			return nil, err
-		}
-		out[v.FindingID] = v
+	for _, r := range rows {
+		out[r.FindingID] = Verdict{ReviewID: t.reviewID, Stage: stage, FindingID: r.FindingID, Verdict: r.Verdict,
+			ConfidenceBefore: r.ConfidenceBefore, ConfidenceAfter: r.ConfidenceAfter, Reason: r.Reason}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ChangedLines maps each reviewed file to its new-side changed lines.
 func (t *Tx) ChangedLines(ctx context.Context) (map[string][]int, error) {
-	rows, err := t.tx.Query(ctx, `
-		SELECT path, changed_lines FROM review_files WHERE review_id = $1 AND skip_reason = ''`, t.reviewID)
+	rows, err := t.q.ChangedLines(ctx, t.reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("changed lines of %s: %w", t.reviewID, err)
 	}
-	defer rows.Close()
 	out := map[string][]int{}
-	for rows.Next() {
-		var path string
-		var lines []int
-		if err := rows.Scan(&path, &lines); err != nil {
-			return nil, err
-		}
-		out[path] = lines
+	for _, r := range rows {
+		out[r.Path] = ints(r.ChangedLines)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Triage is the manager's decision about one finding.
@@ -85,16 +74,14 @@ type Triage struct {
 // ApplyTriage records the manager's decisions on the findings.
 func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
 	for _, d := range decisions {
-		var merged any
+		var merged *int64
 		if d.MergedInto != 0 {
-			merged = d.MergedInto
+			merged = &d.MergedInto
 		}
-		if _, err := t.tx.Exec(ctx, `
-			UPDATE findings SET status = $2, drop_reason = $3, merged_into = $4, score = $5,
-			       line_start = CASE WHEN $7 > 0 THEN $7 ELSE line_start END,
-			       line_end = CASE WHEN $8 > 0 THEN $8 ELSE line_end END
-			WHERE id = $1 AND review_id = $6`,
-			d.FindingID, string(d.Status), d.Reason, merged, d.Score, t.reviewID, d.LineStart, d.LineEnd); err != nil {
+		if err := t.q.TriageFinding(ctx, sqlcdb.TriageFindingParams{
+			ID: d.FindingID, ReviewID: t.reviewID, Status: d.Status, Reason: d.Reason, MergedInto: merged,
+			Score: d.Score, LineStart: int32(min(d.LineStart, math.MaxInt32)), LineEnd: int32(min(d.LineEnd, math.MaxInt32)),
+		}); err != nil {
 			return fmt.Errorf("triage finding %d: %w", d.FindingID, err)
 		}
 	}
@@ -120,12 +107,10 @@ func (t *Tx) SaveEvalSummary(ctx context.Context) error {
 		return err
 	}
 	for risk, c := range sum {
-		if _, err := t.tx.Exec(ctx, `
-			INSERT INTO eval_summaries (review_id, risk_type, confirmed, disputed, uncertain)
-			VALUES ($1,$2,$3,$4,$5)
-			ON CONFLICT (review_id, risk_type) DO UPDATE
-			SET confirmed = EXCLUDED.confirmed, disputed = EXCLUDED.disputed, uncertain = EXCLUDED.uncertain`,
-			t.reviewID, string(risk), c.Confirmed, c.Disputed, c.Uncertain); err != nil {
+		if err := t.q.SaveEvalSummary(ctx, sqlcdb.SaveEvalSummaryParams{
+			ReviewID: t.reviewID, RiskType: risk, Confirmed: int32(c.Confirmed), Disputed: int32(c.Disputed),
+			Uncertain: int32(c.Uncertain),
+		}); err != nil {
 			return fmt.Errorf("save eval summary: %w", err)
 		}
 	}
@@ -148,39 +133,26 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 		if to == review.StageDone {
 			status = review.ReviewDone
 		}
-		tag, err := tx.Exec(ctx, `
-			UPDATE reviews
-			SET stage = $3, status = $4, stage_started_at = now(),
-			    finished_at = CASE WHEN $4 = 'done' THEN now() ELSE finished_at END,
-			    failed_items = f.n, skipped_budget = f.skipped, incomplete = ($4 = 'done' AND f.n + f.skipped > 0)
-			FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS n,
-			             count(*) FILTER (WHERE status = 'skipped_budget') AS skipped
-			      FROM stage_items WHERE review_id = $1 AND status IN ('failed', 'skipped_budget')) f
-			WHERE id = $1 AND stage = $2 AND status = 'running'
-			  AND NOT EXISTS (SELECT 1 FROM stage_items
-			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')
-			  AND (NOT EXISTS (SELECT 1 FROM stage_items WHERE review_id = $1 AND stage = $2)
-			       OR EXISTS (SELECT 1 FROM stage_items
-			                  WHERE review_id = $1 AND stage = $2 AND status <> 'failed'))`,
-			reviewID, string(from), string(to), status)
+		q := s.q.WithTx(tx)
+		n, err := q.AdvanceReview(ctx, sqlcdb.AdvanceReviewParams{ID: reviewID, FromStage: from, ToStage: to, Status: status})
 		if err != nil {
 			return fmt.Errorf("move review %s from %s to %s: %w", reviewID, from, to, err)
 		}
-		if tag.RowsAffected() == 0 {
+		if n == 0 {
 			return nil
 		}
 		won = true
 		if plan == nil {
 			return nil
 		}
-		items, err := plan(ctx, &Tx{tx: tx, reviewID: reviewID})
+		items, err := plan(ctx, &Tx{tx: tx, q: q, reviewID: reviewID})
 		if err != nil {
 			return fmt.Errorf("plan %s of review %s: %w", to, reviewID, err)
 		}
 		for i := range items {
 			items[i].Stage = to
 		}
-		return insertItems(ctx, sqlcdb.New(tx), reviewID, items)
+		return insertItems(ctx, q, reviewID, items)
 	})
 	if err != nil {
 		return false, err

@@ -131,23 +131,11 @@ func (s *Store) SinceReview(ctx context.Context, reviewID string) (string, error
 // by the repository configuration, grown too large) resolves nothing: it
 // was not looked at. It returns how many it marked.
 func (t *Tx) ResolveSince(ctx context.Context) (int64, error) {
-	tag, err := t.tx.Exec(ctx, `
-		UPDATE findings old SET resolved_in = r.id
-		FROM reviews r
-		WHERE r.id = $1 AND old.review_id = r.since_review
-		  AND old.resolved_in IS NULL
-		  AND old.status = 'active'
-		  AND NOT EXISTS (SELECT 1 FROM review_files rf
-		                  WHERE rf.review_id = r.id AND rf.path = old.file AND rf.skip_reason <> '')
-		  AND NOT EXISTS (SELECT 1 FROM file_results fr
-		                  WHERE fr.review_id = r.id AND fr.path = old.file AND fr.carried)
-		  AND NOT EXISTS (SELECT 1 FROM findings n
-		                  WHERE n.review_id = r.id AND n.carried_from IS NULL
-		                    AND n.fingerprint <> '' AND n.fingerprint = old.fingerprint)`, t.reviewID)
+	n, err := t.q.ResolveSince(ctx, t.reviewID)
 	if err != nil {
 		return 0, fmt.Errorf("resolve the findings this review no longer raises: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
 
 // ResolvedBy lists the findings of earlier reviews that a review resolved
