@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -29,7 +28,7 @@ func (t *Tx) ReviewID() string { return t.reviewID }
 
 // Findings returns every finding of the review.
 func (t *Tx) Findings(ctx context.Context) ([]review.Finding, error) {
-	return listFindings(ctx, t.tx, t.reviewID)
+	return listFindings(ctx, t.q, t.reviewID)
 }
 
 // Verdicts returns the verdict each finding received at a stage.
@@ -80,7 +79,7 @@ func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
 		}
 		if err := t.q.TriageFinding(ctx, sqlcdb.TriageFindingParams{
 			ID: d.FindingID, ReviewID: t.reviewID, Status: d.Status, Reason: d.Reason, MergedInto: merged,
-			Score: d.Score, LineStart: int32(min(d.LineStart, math.MaxInt32)), LineEnd: int32(min(d.LineEnd, math.MaxInt32)),
+			Score: d.Score, LineStart: i32(d.LineStart), LineEnd: i32(d.LineEnd),
 		}); err != nil {
 			return fmt.Errorf("triage finding %d: %w", d.FindingID, err)
 		}
@@ -93,7 +92,7 @@ func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
 func (t *Tx) RecordVerdicts(ctx context.Context, vs []Verdict) error {
 	for _, v := range vs {
 		v.ReviewID = t.reviewID
-		if err := insertVerdict(ctx, t.tx, v); err != nil {
+		if err := insertVerdict(ctx, t.q, v); err != nil {
 			return err
 		}
 	}
@@ -102,14 +101,14 @@ func (t *Tx) RecordVerdicts(ctx context.Context, vs []Verdict) error {
 
 // SaveEvalSummary stores the per-risk-type tally of eval verdicts.
 func (t *Tx) SaveEvalSummary(ctx context.Context) error {
-	sum, err := evalSummary(ctx, t.tx, t.reviewID)
+	sum, err := evalSummary(ctx, t.q, t.reviewID)
 	if err != nil {
 		return err
 	}
 	for risk, c := range sum {
 		if err := t.q.SaveEvalSummary(ctx, sqlcdb.SaveEvalSummaryParams{
-			ReviewID: t.reviewID, RiskType: risk, Confirmed: int32(c.Confirmed), Disputed: int32(c.Disputed),
-			Uncertain: int32(c.Uncertain),
+			ReviewID: t.reviewID, RiskType: risk, Confirmed: i32(c.Confirmed), Disputed: i32(c.Disputed),
+			Uncertain: i32(c.Uncertain),
 		}); err != nil {
 			return fmt.Errorf("save eval summary: %w", err)
 		}

@@ -98,14 +98,6 @@ func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage rev
 	return "", ErrStaleTask
 }
 
-// nonZero maps the zero time (unknown) onto NULL.
-func nonZero(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 // ClaimedItems returns the pending items of running reviews, in the
 // review's current stage, that a worker has started (only one review when
 // only is not empty): the candidates for a rescue when their worker dies.

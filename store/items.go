@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -28,14 +27,6 @@ func insertItems(ctx context.Context, q *sqlcdb.Queries, reviewID string, items 
 		}
 	}
 	return nil
-}
-
-// orJSON is m, or def when m is empty: the JSON columns hold no NULLs.
-func orJSON(m json.RawMessage, def string) json.RawMessage {
-	if len(m) == 0 {
-		return json.RawMessage(def)
-	}
-	return m
 }
 
 // copyItems inserts the ledger rows of a review created in the same
@@ -374,12 +365,4 @@ func (s *Store) ItemTimings(ctx context.Context, reviewID string) ([]ItemTiming,
 			Queued: orZero(r.QueuedAt), Started: orZero(r.StartedAt), Finished: orZero(r.FinishedAt)})
 	}
 	return out, nil
-}
-
-// orZero maps NULL onto the zero time.
-func orZero(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }

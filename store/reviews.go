@@ -63,53 +63,12 @@ func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, 
 		if err := saveConfigWarnings(ctx, tx, nr.ID, nr.ConfigWarnings); err != nil {
 			return err
 		}
-		return saveIncremental(ctx, tx, nr.ID, nr.Incremental)
+		return saveIncremental(ctx, q, nr.ID, nr.Incremental)
 	})
 	if err != nil {
 		return "", fmt.Errorf("create review: %w", err)
 	}
 	return nr.ID, nil
-}
-
-// nonEmpty maps "" (none) onto NULL.
-func nonEmpty(v string) *string {
-	if v == "" {
-		return nil
-	}
-	return &v
-}
-
-// orEmpty maps NULL onto "".
-func orEmpty(v *string) string {
-	if v == nil {
-		return ""
-	}
-	return *v
-}
-
-// int32s converts line numbers and counts for integer[] columns; a nil
-// slice becomes an empty array, the columns' "none".
-func int32s(v []int) []int32 {
-	out := make([]int32, len(v))
-	for i, n := range v {
-		out[i] = int32(min(n, math.MaxInt32))
-	}
-	return out
-}
-
-func ints(v []int32) []int {
-	out := make([]int, len(v))
-	for i, n := range v {
-		out[i] = int(n)
-	}
-	return out
-}
-
-func nonNilStrings(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
 }
 
 func reviewFromRow(r sqlcdb.Review) review.Review {

@@ -9,6 +9,41 @@ import (
 	"context"
 )
 
+// iteratorForCopyFileResults implements pgx.CopyFromSource.
+type iteratorForCopyFileResults struct {
+	rows                 []CopyFileResultsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyFileResults) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyFileResults) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].ReviewID,
+		r.rows[0].Path,
+		r.rows[0].Key,
+		r.rows[0].Carried,
+	}, nil
+}
+
+func (r iteratorForCopyFileResults) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyFileResults(ctx context.Context, arg []CopyFileResultsParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"file_results"}, []string{"review_id", "path", "key", "carried"}, &iteratorForCopyFileResults{rows: arg})
+}
+
 // iteratorForCopyItems implements pgx.CopyFromSource.
 type iteratorForCopyItems struct {
 	rows                 []CopyItemsParams

@@ -11,6 +11,32 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
+type Finding struct {
+	ID                int64
+	ReviewID          string
+	Origin            string
+	Ordinal           int32
+	RiskType          review.RiskType
+	File              string
+	LineStart         int32
+	LineEnd           int32
+	Description       string
+	Suggestion        string
+	Severity          review.Severity
+	ConfidenceInitial float64
+	Confidence        float64
+	Status            review.FindingStatus
+	DropReason        string
+	MergedInto        *int64
+	Score             float64
+	CreatedAt         time.Time
+	Quote             string
+	FixDiff           string
+	Fingerprint       string
+	CarriedFrom       *int64
+	ResolvedIn        *string
+}
+
 type Review struct {
 	ID               string
 	BatchID          *string
