@@ -32,14 +32,14 @@ func (t *Tx) Findings(ctx context.Context) ([]review.Finding, error) {
 }
 
 // Verdicts returns the verdict each finding received at a stage.
-func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]Verdict, error) {
+func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]review.Verdict, error) {
 	rows, err := t.q.StageVerdicts(ctx, sqlcdb.StageVerdictsParams{ReviewID: t.reviewID, Stage: stage})
 	if err != nil {
 		return nil, fmt.Errorf("%s verdicts of %s: %w", stage, t.reviewID, err)
 	}
-	out := map[int64]Verdict{}
+	out := map[int64]review.Verdict{}
 	for _, r := range rows {
-		out[r.FindingID] = Verdict{ReviewID: t.reviewID, Stage: stage, FindingID: r.FindingID, Verdict: r.Verdict,
+		out[r.FindingID] = review.Verdict{ReviewID: t.reviewID, Stage: stage, FindingID: r.FindingID, Verdict: r.Verdict,
 			ConfidenceBefore: r.ConfidenceBefore, ConfidenceAfter: r.ConfidenceAfter, Reason: r.Reason}
 	}
 	return out, nil
@@ -58,20 +58,8 @@ func (t *Tx) ChangedLines(ctx context.Context) (map[string][]int, error) {
 	return out, nil
 }
 
-// Triage is the manager's decision about one finding.
-type Triage struct {
-	FindingID  int64
-	Status     review.FindingStatus
-	Reason     string
-	MergedInto int64
-	Score      float64
-	// LineStart and LineEnd, when set, replace the finding's range (the
-	// manager puts swapped ranges in order).
-	LineStart, LineEnd int
-}
-
 // ApplyTriage records the manager's decisions on the findings.
-func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
+func (t *Tx) ApplyTriage(ctx context.Context, decisions []review.Triage) error {
 	for _, d := range decisions {
 		var merged *int64
 		if d.MergedInto != 0 {
@@ -89,7 +77,7 @@ func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
 
 // RecordVerdicts writes verdict rows decided without a task (for example a
 // finding below a stage's threshold, recorded as skipped).
-func (t *Tx) RecordVerdicts(ctx context.Context, vs []Verdict) error {
+func (t *Tx) RecordVerdicts(ctx context.Context, vs []review.Verdict) error {
 	for _, v := range vs {
 		v.ReviewID = t.reviewID
 		if err := insertVerdict(ctx, t.q, v); err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -81,56 +80,7 @@ func (s *Store) GetFinding(ctx context.Context, id int64) (review.Finding, error
 	return findingFromRow(r), nil
 }
 
-// Verdict is one stage's judgement of one finding.
-type Verdict struct {
-	ReviewID         string
-	FindingID        int64
-	Stage            review.Stage
-	Verdict          string
-	ConfidenceBefore float64
-	ConfidenceAfter  float64
-	Reason           string
-	Evidence         json.RawMessage // JSON array
-	Model            string
-	TokensIn         int
-	TokensOut        int
-	Latency          time.Duration
-	CreatedAt        time.Time
-}
-
-// ExpertRun is the record of one expert agent run.
-type ExpertRun struct {
-	FindingID  int64
-	StopReason string
-	Rounds     int
-	ToolCalls  json.RawMessage // {"read_file": 3, …}
-	Phases     json.RawMessage // [{"from":"explore","to":"verify","round":4,"reason":"…"}]
-	Checks     json.RawMessage // accept-gate results
-	TokensIn   int
-	TokensOut  int
-	Duration   time.Duration
-	Error      string
-	// ToolOutcomes counts the run's tool calls by tool and outcome:
-	// {"grep": {"hit": 3, "empty": 1}, …}.
-	ToolOutcomes json.RawMessage
-	// Calls are the run's repository tool calls, in order; stored with the
-	// run, not loaded with it (ListExpertToolCalls).
-	Calls []ExpertToolCall
-}
-
-// ExpertToolCall is one repository tool call of an expert run and what it
-// gave the model.
-type ExpertToolCall struct {
-	FindingID   int64
-	Round, Seq  int
-	Tool        string
-	Args        string // redacted and bounded by the runtime
-	Outcome     string // hit, empty, refused, error, timeout
-	ResultBytes int
-	Latency     time.Duration
-}
-
-func insertVerdict(ctx context.Context, q *sqlcdb.Queries, v Verdict) error {
+func insertVerdict(ctx context.Context, q *sqlcdb.Queries, v review.Verdict) error {
 	n, err := q.InsertVerdict(ctx, sqlcdb.InsertVerdictParams{
 		ReviewID: v.ReviewID, FindingID: v.FindingID, Stage: v.Stage, Verdict: v.Verdict,
 		ConfidenceBefore: v.ConfidenceBefore, ConfidenceAfter: v.ConfidenceAfter, Reason: v.Reason,
@@ -158,7 +108,7 @@ func insertVerdict(ctx context.Context, q *sqlcdb.Queries, v Verdict) error {
 // kept with its run, and the item is marked failed with the run's error,
 // so the review counts it as not reviewed. A duplicate delivery returns
 // ErrItemClosed and changes nothing.
-func (s *Store) FinishVerdictItem(ctx context.Context, key string, v Verdict, run *ExpertRun) error {
+func (s *Store) FinishVerdictItem(ctx context.Context, key string, v review.Verdict, run *review.ExpertRun) error {
 	status, reason := review.ItemDone, ""
 	if v.Verdict == review.VerdictFailed {
 		status, reason = review.ItemFailed, v.Reason
@@ -185,7 +135,7 @@ func (s *Store) FinishVerdictItem(ctx context.Context, key string, v Verdict, ru
 	})
 }
 
-func insertExpertRun(ctx context.Context, q *sqlcdb.Queries, reviewID string, r ExpertRun) error {
+func insertExpertRun(ctx context.Context, q *sqlcdb.Queries, reviewID string, r review.ExpertRun) error {
 	n, err := q.InsertExpertRun(ctx, sqlcdb.InsertExpertRunParams{
 		ReviewID: reviewID, FindingID: r.FindingID, StopReason: r.StopReason, Rounds: i32(r.Rounds),
 		ToolCalls: orJSON(r.ToolCalls, `{}`), Phases: orJSON(r.Phases, `[]`), Checks: orJSON(r.Checks, `[]`),
@@ -202,7 +152,7 @@ func insertExpertRun(ctx context.Context, q *sqlcdb.Queries, reviewID string, r 
 }
 
 // insertToolCalls stores the tool calls of one run in one statement.
-func insertToolCalls(ctx context.Context, q *sqlcdb.Queries, reviewID string, findingID int64, calls []ExpertToolCall) error {
+func insertToolCalls(ctx context.Context, q *sqlcdb.Queries, reviewID string, findingID int64, calls []review.ExpertToolCall) error {
 	n := len(calls)
 	p := sqlcdb.InsertToolCallsParams{ReviewID: reviewID, FindingID: findingID,
 		Rounds: make([]int32, n), Seqs: make([]int32, n), ResultBytes: make([]int32, n), LatenciesMS: make([]int32, n),
@@ -220,28 +170,28 @@ func insertToolCalls(ctx context.Context, q *sqlcdb.Queries, reviewID string, fi
 
 // ListExpertToolCalls returns every expert tool call of a review, by
 // finding then order.
-func (s *Store) ListExpertToolCalls(ctx context.Context, reviewID string) ([]ExpertToolCall, error) {
+func (s *Store) ListExpertToolCalls(ctx context.Context, reviewID string) ([]review.ExpertToolCall, error) {
 	rows, err := s.q.ListExpertToolCalls(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list expert tool calls of %s: %w", reviewID, err)
 	}
-	var out []ExpertToolCall
+	var out []review.ExpertToolCall
 	for _, r := range rows {
-		out = append(out, ExpertToolCall{FindingID: r.FindingID, Round: int(r.Round), Seq: int(r.Seq), Tool: r.Tool,
+		out = append(out, review.ExpertToolCall{FindingID: r.FindingID, Round: int(r.Round), Seq: int(r.Seq), Tool: r.Tool,
 			Args: r.Args, Outcome: r.Outcome, ResultBytes: int(r.ResultBytes), Latency: ms(r.LatencyMS)})
 	}
 	return out, nil
 }
 
 // ListVerdicts returns every verdict of a review, by finding then stage order.
-func (s *Store) ListVerdicts(ctx context.Context, reviewID string) ([]Verdict, error) {
+func (s *Store) ListVerdicts(ctx context.Context, reviewID string) ([]review.Verdict, error) {
 	rows, err := s.q.ListVerdicts(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list verdicts of %s: %w", reviewID, err)
 	}
-	var out []Verdict
+	var out []review.Verdict
 	for _, r := range rows {
-		out = append(out, Verdict{ReviewID: reviewID, FindingID: r.FindingID, Stage: r.Stage, Verdict: r.Verdict,
+		out = append(out, review.Verdict{ReviewID: reviewID, FindingID: r.FindingID, Stage: r.Stage, Verdict: r.Verdict,
 			ConfidenceBefore: r.ConfidenceBefore, ConfidenceAfter: r.ConfidenceAfter, Reason: r.Reason,
 			Evidence: r.Evidence, Model: r.Model, TokensIn: int(r.TokensIn), TokensOut: int(r.TokensOut),
 			Latency: ms(r.LatencyMS), CreatedAt: r.CreatedAt})
@@ -250,14 +200,14 @@ func (s *Store) ListVerdicts(ctx context.Context, reviewID string) ([]Verdict, e
 }
 
 // ListExpertRuns returns every expert run of a review keyed by finding.
-func (s *Store) ListExpertRuns(ctx context.Context, reviewID string) (map[int64]ExpertRun, error) {
+func (s *Store) ListExpertRuns(ctx context.Context, reviewID string) (map[int64]review.ExpertRun, error) {
 	rows, err := s.q.ListExpertRuns(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list expert runs of %s: %w", reviewID, err)
 	}
-	out := map[int64]ExpertRun{}
+	out := map[int64]review.ExpertRun{}
 	for _, r := range rows {
-		out[r.FindingID] = ExpertRun{FindingID: r.FindingID, StopReason: r.StopReason, Rounds: int(r.Rounds),
+		out[r.FindingID] = review.ExpertRun{FindingID: r.FindingID, StopReason: r.StopReason, Rounds: int(r.Rounds),
 			ToolCalls: r.ToolCalls, Phases: r.Phases, Checks: r.Checks, TokensIn: int(r.TokensIn),
 			TokensOut: int(r.TokensOut), Duration: ms(r.DurationMS), Error: r.Error, ToolOutcomes: r.ToolOutcomes}
 	}
@@ -287,12 +237,12 @@ func evalSummary(ctx context.Context, q *sqlcdb.Queries, reviewID string) (map[r
 }
 
 // GetVerdict loads the verdict a finding received at a stage.
-func (s *Store) GetVerdict(ctx context.Context, findingID int64, stage review.Stage) (Verdict, error) {
+func (s *Store) GetVerdict(ctx context.Context, findingID int64, stage review.Stage) (review.Verdict, error) {
 	r, err := s.q.GetVerdict(ctx, sqlcdb.GetVerdictParams{FindingID: findingID, Stage: stage})
 	if err != nil {
-		return Verdict{}, fmt.Errorf("get %s verdict of finding %d: %w", stage, findingID, translate(err))
+		return review.Verdict{}, fmt.Errorf("get %s verdict of finding %d: %w", stage, findingID, translate(err))
 	}
-	return Verdict{FindingID: findingID, Stage: stage, ReviewID: r.ReviewID, Verdict: r.Verdict,
+	return review.Verdict{FindingID: findingID, Stage: stage, ReviewID: r.ReviewID, Verdict: r.Verdict,
 		ConfidenceBefore: r.ConfidenceBefore, ConfidenceAfter: r.ConfidenceAfter, Reason: r.Reason,
 		Evidence: r.Evidence, Model: r.Model, TokensIn: int(r.TokensIn), TokensOut: int(r.TokensOut),
 		Latency: ms(r.LatencyMS), CreatedAt: r.CreatedAt}, nil

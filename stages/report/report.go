@@ -206,7 +206,7 @@ func BuildFor(ctx context.Context, st *store.Store, r review.Review) (*render.Re
 	return rep, nil
 }
 
-func expertRun(run store.ExpertRun) *render.ExpertRun {
+func expertRun(run review.ExpertRun) *render.ExpertRun {
 	var tools map[string]int
 	_ = json.Unmarshal(run.ToolCalls, &tools)
 	total := 0
