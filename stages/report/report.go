@@ -330,7 +330,7 @@ func SnapshotNote(r review.Review) string {
 	if r.SnapshotFallback == "" {
 		return ""
 	}
-	if r.Source == "diff" && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
+	if r.Source == review.SourceDiff && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
 		return "the review is of a diff alone, without a work tree (review --diff … --repo DIR gives the expert the whole tree)"
 	}
 	return r.SnapshotFallback

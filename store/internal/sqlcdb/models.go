@@ -41,7 +41,7 @@ type Review struct {
 	ID               string
 	BatchID          *string
 	Repo             string
-	Source           string
+	Source           review.Source
 	BaseRef          string
 	HeadRef          string
 	BaseSHA          string
@@ -64,7 +64,7 @@ type Review struct {
 	DeadlineAt       time.Time
 	Incomplete       bool
 	FailedItems      int32
-	Kind             string
+	Kind             review.Kind
 	TimeoutMS        int64
 	DedupeKey        string
 	SnapshotFallback string

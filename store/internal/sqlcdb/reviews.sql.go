@@ -193,7 +193,7 @@ type InsertReviewParams struct {
 	ID            string
 	BatchID       *string
 	Repo          string
-	Source        string
+	Source        review.Source
 	BaseRef       string
 	HeadRef       string
 	BaseSHA       string
@@ -206,7 +206,7 @@ type InsertReviewParams struct {
 	Config        json.RawMessage
 	Timeout       time.Duration
 	Purpose       string
-	Kind          string
+	Kind          review.Kind
 	TimeoutMS     int64
 	DedupeKey     string
 }
