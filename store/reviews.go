@@ -60,7 +60,7 @@ func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, 
 		if err := copyItems(ctx, q, nr.ID, nr.Items); err != nil {
 			return err
 		}
-		if err := saveConfigWarnings(ctx, tx, nr.ID, nr.ConfigWarnings); err != nil {
+		if err := saveConfigWarnings(ctx, q, nr.ID, nr.ConfigWarnings); err != nil {
 			return err
 		}
 		return saveIncremental(ctx, q, nr.ID, nr.Incremental)

@@ -114,8 +114,8 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 
 // Setting reads a run-time setting of a pooled connection (SHOW name).
 func (s *Store) Setting(ctx context.Context, name string) (string, error) {
-	var v string
-	if err := s.pool.QueryRow(ctx, `SELECT current_setting($1)`, name).Scan(&v); err != nil {
+	v, err := s.q.Setting(ctx, name)
+	if err != nil {
 		return "", fmt.Errorf("read setting %s: %w", name, err)
 	}
 	return v, nil

@@ -72,5 +72,5 @@ type Review struct {
 	Cost             float64
 	SinceReview      *string
 	ChangeKey        string
-	ConfigWarnings   json.RawMessage
+	ConfigWarnings   []review.ConfigWarning
 }
