@@ -74,3 +74,23 @@ type Review struct {
 	ChangeKey        string
 	ConfigWarnings   []review.ConfigWarning
 }
+
+type WebhookDelivery struct {
+	ID            string
+	Event         string
+	Action        string
+	Host          string
+	Owner         string
+	Repo          string
+	Number        int32
+	HeadSHA       string
+	Post          bool
+	Status        string
+	ReviewID      *string
+	Note          string
+	Attempts      int32
+	NotBefore     time.Time
+	ReceivedAt    time.Time
+	UpdatedAt     time.Time
+	PayloadSha256 []byte
+}
