@@ -11,6 +11,48 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
+type EvalResult struct {
+	RunID     string
+	CaseName  string
+	ReviewID  *string
+	Golden    int32
+	TP        int32
+	FP        int32
+	FN        int32
+	RuntimeMS int64
+	LLMCalls  int32
+	TokensIn  int64
+	TokensOut int64
+	Cost      float64
+	Error     string
+	Detail    json.RawMessage
+}
+
+type EvalRun struct {
+	ID          string
+	CreatedAt   time.Time
+	Dataset     string
+	Label       string
+	JudgeModel  string
+	MatchWindow int32
+	Harness     json.RawMessage
+	Cases       int32
+	Golden      int32
+	TP          int32
+	FP          int32
+	FN          int32
+	Precision   float64
+	Recall      float64
+	F1          float64
+	RuntimeMS   int64
+	LLMCalls    int32
+	TokensIn    int64
+	TokensOut   int64
+	Cost        float64
+	JudgeCalls  int32
+	JudgeCost   float64
+}
+
 type Finding struct {
 	ID                int64
 	ReviewID          string
