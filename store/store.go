@@ -1,6 +1,28 @@
 // Package store is reviewfleet's Postgres layer. It exposes domain methods
 // (CreateReview, FinishIntentItem, Advance, …) and keeps SQL to itself:
 // callers never import pgx.
+//
+// The SQL lives in queries/*.sql. sqlc (sqlc.yaml; `make sqlc`) compiles
+// each statement against the schema the migrations build and generates
+// typed Go into internal/sqlcdb; CI fails when a statement no longer fits
+// the schema or the generated code is stale. Methods here only map the
+// generated rows onto the domain types of internal/review: a nullable
+// column arrives as a pointer and becomes the domain's "none" ("", 0, the
+// zero time) in one place per type.
+//
+// A few statements stay hand-written, each for a reason sqlc cannot meet:
+//   - Prune and its helpers (prune.go) compose statements at run time from
+//     shared fragments (prunable, referencedHashes), delete in batches
+//     through one generic loop, and fill a temporary table (prune_refs)
+//     that no migration declares; CountUnreferencedMessages shares those
+//     fragments so that it counts exactly what prune deletes.
+//   - RetryDelivery: sqlc v1.31.1 misplaces its parameters in that
+//     statement (a CASE on attempts, then a doubled interval) and refuses
+//     to generate it.
+//   - ExplainPendingPage runs EXPLAIN over the generated PendingPage text.
+//   - migrationLockID reads current_schema() before any migration ran.
+//   - batches.go and batchstats.go (batch submission and its statistics)
+//     are not converted yet; nothing prevents it.
 package store
 
 import (
