@@ -21,8 +21,8 @@
 //     to generate it.
 //   - ExplainPendingPage runs EXPLAIN over the generated PendingPage text.
 //   - migrationLockID reads current_schema() before any migration ran.
-//   - batches.go and batchstats.go (batch submission and its statistics)
-//     are not converted yet; nothing prevents it.
+//   - batchstats.go (a batch's progress, per-repository summaries and
+//     timings) is not converted yet; nothing prevents it.
 package store
 
 import (

@@ -11,6 +11,22 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
+type Batch struct {
+	ID           string
+	Name         string
+	CreatedAt    time.Time
+	Source       string
+	Status       string
+	Labels       json.RawMessage
+	MaxRunning   int32
+	Entries      int32
+	Submitted    int32
+	Duplicates   int32
+	SubmitErrors int32
+	SubmittedAt  *time.Time
+	CancelledAt  *time.Time
+}
+
 type EvalResult struct {
 	RunID     string
 	CaseName  string
