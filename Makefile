@@ -2,8 +2,11 @@
 GO ?= go
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.6.1
+# sqlc turns store/queries/*.sql into typed Go checked against the
+# migrations (store/sqlc.yaml). Pinned; building it needs cgo (gcc).
+SQLC ?= github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1
 
-.PHONY: help build test race vet lint fmt ci demo bench kustomize fuzz
+.PHONY: help build test race vet lint fmt ci demo bench kustomize fuzz sqlc sqlc-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -28,6 +31,12 @@ vet: ## go vet
 lint: ## staticcheck (pinned)
 	$(GO) run $(STATICCHECK) ./...
 	cd deploy && $(GO) run $(STATICCHECK) ./...
+
+sqlc: ## regenerate the store's typed queries (store/internal/sqlcdb) after changing store/queries or a migration
+	cd store && $(GO) run $(SQLC) generate
+
+sqlc-check: ## fail when a store query no longer fits the schema or the generated code is stale
+	cd store && $(GO) run $(SQLC) diff
 
 fmt: ## gofmt every file
 	gofmt -w $$(git ls-files '*.go')

@@ -12,7 +12,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
-func queuedReview(t *testing.T, st *store.Store, batch, kind string) string {
+func queuedReview(t *testing.T, st *store.Store, batch string, kind review.Kind) string {
 	t.Helper()
 	id, err := st.CreateReview(context.Background(), review.NewReview{
 		Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,

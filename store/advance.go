@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // Planner decides the next stage's ledger rows. It runs inside the
@@ -18,6 +19,7 @@ type Planner func(ctx context.Context, tx *Tx) ([]review.Item, error)
 // transition's transaction.
 type Tx struct {
 	tx       pgx.Tx
+	q        *sqlcdb.Queries // on tx
 	reviewID string
 }
 
@@ -26,74 +28,47 @@ func (t *Tx) ReviewID() string { return t.reviewID }
 
 // Findings returns every finding of the review.
 func (t *Tx) Findings(ctx context.Context) ([]review.Finding, error) {
-	return listFindings(ctx, t.tx, t.reviewID)
+	return listFindings(ctx, t.q, t.reviewID)
 }
 
 // Verdicts returns the verdict each finding received at a stage.
-func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]Verdict, error) {
-	rows, err := t.tx.Query(ctx, `
-		SELECT finding_id, verdict, confidence_before, confidence_after, reason
-		FROM verdicts WHERE review_id = $1 AND stage = $2`, t.reviewID, string(stage))
+func (t *Tx) Verdicts(ctx context.Context, stage review.Stage) (map[int64]review.Verdict, error) {
+	rows, err := t.q.StageVerdicts(ctx, sqlcdb.StageVerdictsParams{ReviewID: t.reviewID, Stage: stage})
 	if err != nil {
 		return nil, fmt.Errorf("%s verdicts of %s: %w", stage, t.reviewID, err)
 	}
-	defer rows.Close()
-	out := map[int64]Verdict{}
-	for rows.Next() {
-		v := Verdict{ReviewID: t.reviewID, Stage: stage}
-		if err := rows.Scan(&v.FindingID, &v.Verdict, &v.ConfidenceBefore, &v.ConfidenceAfter, &v.Reason); err != nil {
-			return nil, err
-		}
-		out[v.FindingID] = v
+	out := map[int64]review.Verdict{}
+	for _, r := range rows {
+		out[r.FindingID] = review.Verdict{ReviewID: t.reviewID, Stage: stage, FindingID: r.FindingID, Verdict: r.Verdict,
+			ConfidenceBefore: r.ConfidenceBefore, ConfidenceAfter: r.ConfidenceAfter, Reason: r.Reason}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ChangedLines maps each reviewed file to its new-side changed lines.
 func (t *Tx) ChangedLines(ctx context.Context) (map[string][]int, error) {
-	rows, err := t.tx.Query(ctx, `
-		SELECT path, changed_lines FROM review_files WHERE review_id = $1 AND skip_reason = ''`, t.reviewID)
+	rows, err := t.q.ChangedLines(ctx, t.reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("changed lines of %s: %w", t.reviewID, err)
 	}
-	defer rows.Close()
 	out := map[string][]int{}
-	for rows.Next() {
-		var path string
-		var lines []int
-		if err := rows.Scan(&path, &lines); err != nil {
-			return nil, err
-		}
-		out[path] = lines
+	for _, r := range rows {
+		out[r.Path] = ints(r.ChangedLines)
 	}
-	return out, rows.Err()
-}
-
-// Triage is the manager's decision about one finding.
-type Triage struct {
-	FindingID  int64
-	Status     review.FindingStatus
-	Reason     string
-	MergedInto int64
-	Score      float64
-	// LineStart and LineEnd, when set, replace the finding's range (the
-	// manager puts swapped ranges in order).
-	LineStart, LineEnd int
+	return out, nil
 }
 
 // ApplyTriage records the manager's decisions on the findings.
-func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
+func (t *Tx) ApplyTriage(ctx context.Context, decisions []review.Triage) error {
 	for _, d := range decisions {
-		var merged any
+		var merged *int64
 		if d.MergedInto != 0 {
-			merged = d.MergedInto
+			merged = &d.MergedInto
 		}
-		if _, err := t.tx.Exec(ctx, `
-			UPDATE findings SET status = $2, drop_reason = $3, merged_into = $4, score = $5,
-			       line_start = CASE WHEN $7 > 0 THEN $7 ELSE line_start END,
-			       line_end = CASE WHEN $8 > 0 THEN $8 ELSE line_end END
-			WHERE id = $1 AND review_id = $6`,
-			d.FindingID, string(d.Status), d.Reason, merged, d.Score, t.reviewID, d.LineStart, d.LineEnd); err != nil {
+		if err := t.q.TriageFinding(ctx, sqlcdb.TriageFindingParams{
+			ID: d.FindingID, ReviewID: t.reviewID, Status: d.Status, Reason: d.Reason, MergedInto: merged,
+			Score: d.Score, LineStart: i32(d.LineStart), LineEnd: i32(d.LineEnd),
+		}); err != nil {
 			return fmt.Errorf("triage finding %d: %w", d.FindingID, err)
 		}
 	}
@@ -102,10 +77,10 @@ func (t *Tx) ApplyTriage(ctx context.Context, decisions []Triage) error {
 
 // RecordVerdicts writes verdict rows decided without a task (for example a
 // finding below a stage's threshold, recorded as skipped).
-func (t *Tx) RecordVerdicts(ctx context.Context, vs []Verdict) error {
+func (t *Tx) RecordVerdicts(ctx context.Context, vs []review.Verdict) error {
 	for _, v := range vs {
 		v.ReviewID = t.reviewID
-		if err := insertVerdict(ctx, t.tx, v); err != nil {
+		if err := insertVerdict(ctx, t.q, v); err != nil {
 			return err
 		}
 	}
@@ -114,17 +89,15 @@ func (t *Tx) RecordVerdicts(ctx context.Context, vs []Verdict) error {
 
 // SaveEvalSummary stores the per-risk-type tally of eval verdicts.
 func (t *Tx) SaveEvalSummary(ctx context.Context) error {
-	sum, err := evalSummary(ctx, t.tx, t.reviewID)
+	sum, err := evalSummary(ctx, t.q, t.reviewID)
 	if err != nil {
 		return err
 	}
 	for risk, c := range sum {
-		if _, err := t.tx.Exec(ctx, `
-			INSERT INTO eval_summaries (review_id, risk_type, confirmed, disputed, uncertain)
-			VALUES ($1,$2,$3,$4,$5)
-			ON CONFLICT (review_id, risk_type) DO UPDATE
-			SET confirmed = EXCLUDED.confirmed, disputed = EXCLUDED.disputed, uncertain = EXCLUDED.uncertain`,
-			t.reviewID, string(risk), c.Confirmed, c.Disputed, c.Uncertain); err != nil {
+		if err := t.q.SaveEvalSummary(ctx, sqlcdb.SaveEvalSummaryParams{
+			ReviewID: t.reviewID, RiskType: risk, Confirmed: i32(c.Confirmed), Disputed: i32(c.Disputed),
+			Uncertain: i32(c.Uncertain),
+		}); err != nil {
 			return fmt.Errorf("save eval summary: %w", err)
 		}
 	}
@@ -147,39 +120,26 @@ func (s *Store) Advance(ctx context.Context, reviewID string, from, to review.St
 		if to == review.StageDone {
 			status = review.ReviewDone
 		}
-		tag, err := tx.Exec(ctx, `
-			UPDATE reviews
-			SET stage = $3, status = $4, stage_started_at = now(),
-			    finished_at = CASE WHEN $4 = 'done' THEN now() ELSE finished_at END,
-			    failed_items = f.n, skipped_budget = f.skipped, incomplete = ($4 = 'done' AND f.n + f.skipped > 0)
-			FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS n,
-			             count(*) FILTER (WHERE status = 'skipped_budget') AS skipped
-			      FROM stage_items WHERE review_id = $1 AND status IN ('failed', 'skipped_budget')) f
-			WHERE id = $1 AND stage = $2 AND status = 'running'
-			  AND NOT EXISTS (SELECT 1 FROM stage_items
-			                  WHERE review_id = $1 AND stage = $2 AND status = 'pending')
-			  AND (NOT EXISTS (SELECT 1 FROM stage_items WHERE review_id = $1 AND stage = $2)
-			       OR EXISTS (SELECT 1 FROM stage_items
-			                  WHERE review_id = $1 AND stage = $2 AND status <> 'failed'))`,
-			reviewID, string(from), string(to), status)
+		q := s.q.WithTx(tx)
+		n, err := q.AdvanceReview(ctx, sqlcdb.AdvanceReviewParams{ID: reviewID, FromStage: from, ToStage: to, Status: status})
 		if err != nil {
 			return fmt.Errorf("move review %s from %s to %s: %w", reviewID, from, to, err)
 		}
-		if tag.RowsAffected() == 0 {
+		if n == 0 {
 			return nil
 		}
 		won = true
 		if plan == nil {
 			return nil
 		}
-		items, err := plan(ctx, &Tx{tx: tx, reviewID: reviewID})
+		items, err := plan(ctx, &Tx{tx: tx, q: q, reviewID: reviewID})
 		if err != nil {
 			return fmt.Errorf("plan %s of review %s: %w", to, reviewID, err)
 		}
 		for i := range items {
 			items[i].Stage = to
 		}
-		return insertItems(ctx, tx, reviewID, items)
+		return insertItems(ctx, q, reviewID, items)
 	})
 	if err != nil {
 		return false, err

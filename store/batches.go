@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // Batch statuses: entries are being submitted, all are submitted, or the
@@ -54,10 +57,8 @@ func (s *Store) CreateBatch(ctx context.Context, b Batch) (Batch, error) {
 	if err != nil {
 		return Batch{}, fmt.Errorf("encode batch labels: %w", err)
 	}
-	_, err = s.pool.Exec(ctx, `
-		INSERT INTO batches (id, name, source, labels, max_running, entries)
-		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (id) DO NOTHING`, b.ID, b.Name, b.Source, labels, b.MaxRunning, b.Entries)
+	err = s.q.CreateBatch(ctx, sqlcdb.CreateBatchParams{ID: b.ID, Name: b.Name, Source: b.Source, Labels: labels,
+		MaxRunning: i32(b.MaxRunning), Entries: i32(b.Entries)})
 	if err != nil {
 		return Batch{}, fmt.Errorf("create batch: %w", err)
 	}
@@ -71,46 +72,34 @@ func nonNilMap(m map[string]string) map[string]string {
 	return m
 }
 
-const batchColumns = `id, name, source, status, labels, max_running, entries, submitted, duplicates,
-	submit_errors, created_at, submitted_at, cancelled_at`
-
-func scanBatch(row pgx.Row) (Batch, error) {
-	var b Batch
-	var labels []byte
-	err := row.Scan(&b.ID, &b.Name, &b.Source, &b.Status, &labels, &b.MaxRunning, &b.Entries, &b.Submitted,
-		&b.Duplicates, &b.SubmitErrors, &b.CreatedAt, &b.SubmittedAt, &b.CancelledAt)
-	if err != nil {
-		return Batch{}, translate(err)
-	}
-	_ = json.Unmarshal(labels, &b.Labels)
-	return b, nil
+func batchFromRow(r sqlcdb.Batch) Batch {
+	b := Batch{ID: r.ID, Name: r.Name, Source: r.Source, Status: r.Status, MaxRunning: int(r.MaxRunning),
+		Entries: int(r.Entries), Submitted: int(r.Submitted), Duplicates: int(r.Duplicates),
+		SubmitErrors: int(r.SubmitErrors), CreatedAt: r.CreatedAt, SubmittedAt: r.SubmittedAt, CancelledAt: r.CancelledAt}
+	_ = json.Unmarshal(r.Labels, &b.Labels)
+	return b
 }
 
 // GetBatch loads one batch.
 func (s *Store) GetBatch(ctx context.Context, id string) (Batch, error) {
-	b, err := scanBatch(s.pool.QueryRow(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, id))
+	r, err := s.q.GetBatch(ctx, id)
 	if err != nil {
-		return Batch{}, fmt.Errorf("get batch %s: %w", id, err)
+		return Batch{}, fmt.Errorf("get batch %s: %w", id, translate(err))
 	}
-	return b, nil
+	return batchFromRow(r), nil
 }
 
 // ListBatches returns the newest batches first, at most limit.
 func (s *Store) ListBatches(ctx context.Context, limit int) ([]Batch, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+batchColumns+` FROM batches ORDER BY created_at DESC LIMIT $1`, limit)
+	rows, err := s.q.ListBatches(ctx, i32(limit))
 	if err != nil {
 		return nil, fmt.Errorf("list batches: %w", err)
 	}
-	defer rows.Close()
 	var out []Batch
-	for rows.Next() {
-		b, err := scanBatch(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list batches: %w", err)
-		}
-		out = append(out, b)
+	for _, r := range rows {
+		out = append(out, batchFromRow(r))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // SaveBatchEntry records an entry of a batch (its review, or why it has
@@ -120,18 +109,9 @@ func (s *Store) SaveBatchEntry(ctx context.Context, batchID string, e BatchEntry
 	if err != nil {
 		return fmt.Errorf("encode entry labels: %w", err)
 	}
-	var rid any
-	if e.ReviewID != "" {
-		rid = e.ReviewID
-	}
-	_, err = s.pool.Exec(ctx, `
-		INSERT INTO batch_reviews (batch_id, line, repo, base_ref, head_ref, labels, dedupe_key, review_id, duplicate, error)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
-		ON CONFLICT (batch_id, line) DO UPDATE
-		SET repo = EXCLUDED.repo, base_ref = EXCLUDED.base_ref, head_ref = EXCLUDED.head_ref,
-		    labels = EXCLUDED.labels, dedupe_key = EXCLUDED.dedupe_key, review_id = EXCLUDED.review_id,
-		    duplicate = EXCLUDED.duplicate, error = EXCLUDED.error`,
-		batchID, e.Line, e.Repo, e.BaseRef, e.HeadRef, labels, e.DedupeKey, rid, e.Duplicate, e.Error)
+	err = s.q.SaveBatchEntry(ctx, sqlcdb.SaveBatchEntryParams{BatchID: batchID, Line: i32(e.Line), Repo: e.Repo,
+		BaseRef: e.BaseRef, HeadRef: e.HeadRef, Labels: labels, DedupeKey: e.DedupeKey, ReviewID: nonEmpty(e.ReviewID),
+		Duplicate: e.Duplicate, Error: e.Error})
 	if err != nil {
 		return fmt.Errorf("save entry %d of batch %s: %w", e.Line, batchID, err)
 	}
@@ -140,41 +120,24 @@ func (s *Store) SaveBatchEntry(ctx context.Context, batchID string, e BatchEntry
 
 // BatchEntries lists a batch's recorded entries by line.
 func (s *Store) BatchEntries(ctx context.Context, batchID string) ([]BatchEntry, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT line, repo, base_ref, head_ref, labels, dedupe_key, coalesce(review_id::text, ''), duplicate, error
-		FROM batch_reviews WHERE batch_id = $1 ORDER BY line`, batchID)
+	rows, err := s.q.BatchEntries(ctx, batchID)
 	if err != nil {
 		return nil, fmt.Errorf("entries of batch %s: %w", batchID, err)
 	}
-	defer rows.Close()
 	var out []BatchEntry
-	for rows.Next() {
-		var e BatchEntry
-		var labels []byte
-		if err := rows.Scan(&e.Line, &e.Repo, &e.BaseRef, &e.HeadRef, &labels, &e.DedupeKey, &e.ReviewID,
-			&e.Duplicate, &e.Error); err != nil {
-			return nil, fmt.Errorf("entries of batch %s: %w", batchID, err)
-		}
-		_ = json.Unmarshal(labels, &e.Labels)
+	for _, r := range rows {
+		e := BatchEntry{Line: int(r.Line), Repo: r.Repo, BaseRef: r.BaseRef, HeadRef: r.HeadRef, DedupeKey: r.DedupeKey,
+			ReviewID: orEmpty(r.ReviewID), Duplicate: r.Duplicate, Error: r.Error}
+		_ = json.Unmarshal(r.Labels, &e.Labels)
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FinishBatchSubmission recounts a batch's entries and marks it submitted
 // (a cancelled batch stays cancelled).
 func (s *Store) FinishBatchSubmission(ctx context.Context, batchID string) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE batches b SET
-		    submitted = c.submitted, duplicates = c.duplicates, submit_errors = c.errors,
-		    status = CASE WHEN b.status = 'cancelled' THEN b.status ELSE 'submitted' END,
-		    submitted_at = coalesce(b.submitted_at, now())
-		FROM (SELECT count(*) FILTER (WHERE review_id IS NOT NULL) AS submitted,
-		             count(*) FILTER (WHERE duplicate) AS duplicates,
-		             count(*) FILTER (WHERE review_id IS NULL AND error <> '') AS errors
-		      FROM batch_reviews WHERE batch_id = $1) c
-		WHERE b.id = $1`, batchID)
-	if err != nil {
+	if err := s.q.FinishBatchSubmission(ctx, batchID); err != nil {
 		return fmt.Errorf("finish submission of batch %s: %w", batchID, err)
 	}
 	return nil
@@ -184,12 +147,8 @@ func (s *Store) FinishBatchSubmission(ctx context.Context, batchID string) error
 // dedupeKey: one already done, or one of the same batch that has not
 // failed. It returns "" when there is none.
 func (s *Store) FindDuplicate(ctx context.Context, dedupeKey, batchID string) (string, error) {
-	var id string
-	err := s.pool.QueryRow(ctx, `
-		SELECT id FROM reviews
-		WHERE dedupe_key = $1 AND (status = 'done' OR (batch_id = $2::uuid AND status <> 'failed'))
-		ORDER BY (status = 'done') DESC, created_at LIMIT 1`, dedupeKey, batchID).Scan(&id)
-	if err = translate(err); err == ErrNotFound {
+	id, err := s.q.FindDuplicate(ctx, sqlcdb.FindDuplicateParams{DedupeKey: dedupeKey, BatchID: nonEmpty(batchID)})
+	if err = translate(err); errors.Is(err, ErrNotFound) {
 		return "", nil
 	} else if err != nil {
 		return "", fmt.Errorf("look for a review identical to %s: %w", dedupeKey, err)
@@ -204,22 +163,19 @@ func (s *Store) FindDuplicate(ctx context.Context, dedupeKey, batchID string) (s
 func (s *Store) CancelBatch(ctx context.Context, batchID string) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			UPDATE batches SET status = 'cancelled', cancelled_at = coalesce(cancelled_at, now()) WHERE id = $1`, batchID)
+		q := s.q.WithTx(tx)
+		cancelled, err := q.CancelBatch(ctx, batchID)
 		if err != nil {
 			return fmt.Errorf("cancel batch %s: %w", batchID, translate(err))
 		}
-		if tag.RowsAffected() == 0 {
+		if cancelled == 0 {
 			return fmt.Errorf("cancel batch %s: %w", batchID, ErrNotFound)
 		}
-		tag, err = tx.Exec(ctx, `
-			UPDATE reviews SET status = 'failed', finished_at = now(),
-			       error = 'cancelled with its batch (was ' || status || ' in stage ' || stage || ')'
-			WHERE batch_id = $1 AND status IN ('queued', 'running')`, batchID)
+		stopped, err := q.StopBatchReviews(ctx, batchID)
 		if err != nil {
 			return fmt.Errorf("stop the reviews of batch %s: %w", batchID, err)
 		}
-		n = int(tag.RowsAffected())
+		n = int(stopped)
 		return nil
 	})
 	return n, err

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // ErrClaimLost is returned when a run tries to close an item that was
@@ -35,18 +36,9 @@ func claimFrom(ctx context.Context) (string, bool) {
 	return c, ok && c != ""
 }
 
-func claimOrNil(c string) any {
-	if c == "" {
-		return nil
-	}
-	return c
-}
-
 // lostOrClosed tells why a claim-checked close matched no row.
 func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status review.ItemStatus
-	err := tx.QueryRow(ctx, `SELECT status FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3`,
-		reviewID, string(stage), key).Scan(&status)
+	status, err := sqlcdb.New(tx).ItemStatus(ctx, sqlcdb.ItemStatusParams{ReviewID: reviewID, Stage: stage, ItemKey: key})
 	if err == nil && status == review.ItemPending {
 		return ErrClaimLost
 	}
@@ -76,30 +68,24 @@ func (s *Store) ClaimItemQueued(ctx context.Context, reviewID string, stage revi
 // finished: they are closed as abandoned.
 func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int, queuedAt time.Time, attempt int) (string, error) {
 	claim := uuid.NewString()
-	var tag pgconn.CommandTag
+	var claimed int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
 		var err error
-		tag, err = tx.Exec(ctx, `
-			UPDATE stage_items SET claims = claims + 1,
-			       attempts = CASE WHEN $8 > 0 THEN greatest(attempts, $8) ELSE attempts + 1 END,
-			       updated_at = now(), started_at = now(),
-			       queued_at = $7, worker_id = nullif($4, ''), claim = $5, claimed_at = now()
-			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-			  AND ($6 < 0 OR generation = $6)`,
-			reviewID, string(stage), key, workerID, claim, generation, nullableTime(queuedAt), attempt)
-		if err != nil || tag.RowsAffected() != 1 {
+		claimed, err = q.ClaimItem(ctx, sqlcdb.ClaimItemParams{
+			ReviewID: reviewID, Stage: stage, ItemKey: key, WorkerID: workerID, Claim: &claim,
+			Generation: int32(max(min(generation, math.MaxInt32), -1)), QueuedAt: nonZero(queuedAt),
+			Attempt: int32(max(min(attempt, math.MaxInt32), 0)),
+		})
+		if err != nil || claimed != 1 {
 			return err
 		}
-		_, err = tx.Exec(ctx, `
-			UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'started'`,
-			reviewID, string(stage), key)
-		return err
+		return q.AbandonStartedCalls(ctx, sqlcdb.AbandonStartedCallsParams{ReviewID: &reviewID, Stage: string(stage), ItemKey: key})
 	})
 	if err != nil {
 		return "", fmt.Errorf("claim item %s/%s: %w", stage, key, err)
 	}
-	if tag.RowsAffected() == 1 {
+	if claimed == 1 {
 		return claim, nil
 	}
 	it, err := s.GetItem(ctx, reviewID, stage, key)
@@ -116,27 +102,16 @@ func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage rev
 // review's current stage, that a worker has started (only one review when
 // only is not empty): the candidates for a rescue when their worker dies.
 func (s *Store) ClaimedItems(ctx context.Context, only string) ([]review.Item, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, r.kind = 'bulk'
-		FROM stage_items i JOIN reviews r ON r.id = i.review_id
-		WHERE i.status = 'pending' AND i.worker_id IS NOT NULL
-		  AND r.status = 'running' AND r.stage = i.stage
-		  AND ($1 = '' OR i.review_id::text = $1)`, only)
+	rows, err := s.q.ClaimedItems(ctx, only)
 	if err != nil {
 		return nil, fmt.Errorf("list claimed items: %w", err)
 	}
-	defer rows.Close()
 	var out []review.Item
-	for rows.Next() {
-		it := review.Item{Status: review.ItemPending}
-		var stage string
-		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
-			return nil, err
-		}
-		it.Stage = review.Stage(stage)
-		out = append(out, it)
+	for _, r := range rows {
+		out = append(out, review.Item{Status: review.ItemPending, ReviewID: r.ReviewID, Stage: r.Stage, Key: r.ItemKey,
+			Generation: int(r.Generation), WorkerID: orEmpty(r.WorkerID), Bulk: r.Bulk})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RescueItems hands items over to a new task generation: for each item
@@ -148,21 +123,17 @@ func (s *Store) ClaimedItems(ctx context.Context, only string) ([]review.Item, e
 func (s *Store) RescueItems(ctx context.Context, items []review.Item) ([]review.Item, error) {
 	var out []review.Item
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
 		for _, it := range items {
-			var gen int
-			err := tx.QueryRow(ctx, `
-				UPDATE stage_items SET generation = generation + 1, worker_id = NULL, claim = NULL,
-				       claimed_at = NULL, enqueued_at = NULL, updated_at = now()
-				WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-				  AND coalesce(worker_id, '') = $4 AND generation = $5
-				RETURNING generation`, it.ReviewID, string(it.Stage), it.Key, it.WorkerID, it.Generation).Scan(&gen)
+			gen, err := q.RescueItem(ctx, sqlcdb.RescueItemParams{ReviewID: it.ReviewID, Stage: it.Stage,
+				ItemKey: it.Key, WorkerID: it.WorkerID, Generation: int32(min(it.Generation, math.MaxInt32))})
 			if errors.Is(err, pgx.ErrNoRows) {
 				continue // closed or claimed again meanwhile
 			}
 			if err != nil {
 				return fmt.Errorf("rescue item %s/%s: %w", it.Stage, it.Key, err)
 			}
-			it.Generation, it.WorkerID = gen, ""
+			it.Generation, it.WorkerID = int(gen), ""
 			out = append(out, it)
 		}
 		return nil

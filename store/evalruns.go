@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // EvalRun is one run of `reviewfleet eval` over a dataset, with its totals.
@@ -52,28 +54,23 @@ type EvalResult struct {
 // SaveEvalRun stores a run and its cases in one transaction.
 func (s *Store) SaveEvalRun(ctx context.Context, r EvalRun) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `
-			INSERT INTO eval_runs (id, dataset, label, judge_model, match_window, harness, cases, golden,
-			                       tp, fp, fn, precision, recall, f1, runtime_ms, llm_calls, tokens_in, tokens_out,
-			                       cost, judge_calls, judge_cost)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
-			r.ID, r.Dataset, r.Label, r.JudgeModel, r.Window, orEmptyObject(r.Harness), r.Cases, r.Golden,
-			r.TP, r.FP, r.FN, r.Precision, r.Recall, r.F1, r.Runtime.Milliseconds(), r.LLMCalls, r.TokensIn, r.TokensOut,
-			r.Cost, r.JudgeCalls, r.JudgeCost)
+		q := s.q.WithTx(tx)
+		err := q.InsertEvalRun(ctx, sqlcdb.InsertEvalRunParams{
+			ID: r.ID, Dataset: r.Dataset, Label: r.Label, JudgeModel: r.JudgeModel, MatchWindow: i32(r.Window),
+			Harness: orJSON(r.Harness, `{}`), Cases: i32(r.Cases), Golden: i32(r.Golden), TP: i32(r.TP), FP: i32(r.FP),
+			FN: i32(r.FN), Precision: r.Precision, Recall: r.Recall, F1: r.F1, RuntimeMS: r.Runtime.Milliseconds(),
+			LLMCalls: i32(r.LLMCalls), TokensIn: r.TokensIn, TokensOut: r.TokensOut, Cost: r.Cost,
+			JudgeCalls: i32(r.JudgeCalls), JudgeCost: r.JudgeCost,
+		})
 		if err != nil {
 			return fmt.Errorf("store eval run %s: %w", r.ID, err)
 		}
 		for _, c := range r.Results {
-			var review any
-			if c.ReviewID != "" {
-				review = c.ReviewID
-			}
-			_, err := tx.Exec(ctx, `
-				INSERT INTO eval_results (run_id, case_name, review_id, golden, tp, fp, fn, runtime_ms, llm_calls,
-				                          tokens_in, tokens_out, cost, error, detail)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-				r.ID, c.Case, review, c.Golden, c.TP, c.FP, c.FN, c.Runtime.Milliseconds(), c.LLMCalls,
-				c.TokensIn, c.TokensOut, c.Cost, c.Error, orEmptyObject(c.Detail))
+			err := q.InsertEvalResult(ctx, sqlcdb.InsertEvalResultParams{
+				RunID: r.ID, CaseName: c.Case, ReviewID: nonEmpty(c.ReviewID), Golden: i32(c.Golden), TP: i32(c.TP),
+				FP: i32(c.FP), FN: i32(c.FN), RuntimeMS: c.Runtime.Milliseconds(), LLMCalls: i32(c.LLMCalls),
+				TokensIn: c.TokensIn, TokensOut: c.TokensOut, Cost: c.Cost, Error: c.Error, Detail: orJSON(c.Detail, `{}`),
+			})
 			if err != nil {
 				return fmt.Errorf("store eval result %s of run %s: %w", c.Case, r.ID, err)
 			}
@@ -84,46 +81,25 @@ func (s *Store) SaveEvalRun(ctx context.Context, r EvalRun) error {
 
 // GetEvalRun reads a run and its cases (in case name order).
 func (s *Store) GetEvalRun(ctx context.Context, id string) (EvalRun, error) {
-	var r EvalRun
-	var runtimeMS int64
-	err := s.pool.QueryRow(ctx, `
-		SELECT id, created_at, dataset, label, judge_model, match_window, harness, cases, golden, tp, fp, fn,
-		       precision, recall, f1, runtime_ms, llm_calls, tokens_in, tokens_out, cost, judge_calls, judge_cost
-		FROM eval_runs WHERE id = $1`, id).
-		Scan(&r.ID, &r.CreatedAt, &r.Dataset, &r.Label, &r.JudgeModel, &r.Window, &r.Harness, &r.Cases, &r.Golden,
-			&r.TP, &r.FP, &r.FN, &r.Precision, &r.Recall, &r.F1, &runtimeMS, &r.LLMCalls, &r.TokensIn, &r.TokensOut,
-			&r.Cost, &r.JudgeCalls, &r.JudgeCost)
+	run, err := s.q.GetEvalRun(ctx, id)
 	if err != nil {
 		return EvalRun{}, fmt.Errorf("eval run %s: %w", id, translate(err))
 	}
-	r.Runtime = time.Duration(runtimeMS) * time.Millisecond
-	rows, err := s.pool.Query(ctx, `
-		SELECT case_name, coalesce(review_id::text, ''), golden, tp, fp, fn, runtime_ms, llm_calls,
-		       tokens_in, tokens_out, cost, error, detail
-		FROM eval_results WHERE run_id = $1 ORDER BY case_name`, id)
+	r := EvalRun{ID: run.ID, CreatedAt: run.CreatedAt, Dataset: run.Dataset, Label: run.Label,
+		JudgeModel: run.JudgeModel, Window: int(run.MatchWindow), Harness: run.Harness, Cases: int(run.Cases),
+		Golden: int(run.Golden), TP: int(run.TP), FP: int(run.FP), FN: int(run.FN), Precision: run.Precision,
+		Recall: run.Recall, F1: run.F1, Runtime: time.Duration(run.RuntimeMS) * time.Millisecond,
+		LLMCalls: int(run.LLMCalls), TokensIn: run.TokensIn, TokensOut: run.TokensOut, Cost: run.Cost,
+		JudgeCalls: int(run.JudgeCalls), JudgeCost: run.JudgeCost}
+	results, err := s.q.EvalResults(ctx, id)
 	if err != nil {
 		return EvalRun{}, fmt.Errorf("eval results of run %s: %w", id, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var c EvalResult
-		var ms int64
-		if err := rows.Scan(&c.Case, &c.ReviewID, &c.Golden, &c.TP, &c.FP, &c.FN, &ms, &c.LLMCalls,
-			&c.TokensIn, &c.TokensOut, &c.Cost, &c.Error, &c.Detail); err != nil {
-			return EvalRun{}, fmt.Errorf("read eval result of run %s: %w", id, err)
-		}
-		c.Runtime = time.Duration(ms) * time.Millisecond
-		r.Results = append(r.Results, c)
-	}
-	if err := rows.Err(); err != nil {
-		return EvalRun{}, fmt.Errorf("eval results of run %s: %w", id, err)
+	for _, c := range results {
+		r.Results = append(r.Results, EvalResult{Case: c.CaseName, ReviewID: orEmpty(c.ReviewID), Golden: int(c.Golden),
+			TP: int(c.TP), FP: int(c.FP), FN: int(c.FN), Runtime: time.Duration(c.RuntimeMS) * time.Millisecond,
+			LLMCalls: int(c.LLMCalls), TokensIn: c.TokensIn, TokensOut: c.TokensOut, Cost: c.Cost, Error: c.Error,
+			Detail: c.Detail})
 	}
 	return r, nil
-}
-
-func orEmptyObject(m json.RawMessage) json.RawMessage {
-	if len(m) == 0 {
-		return json.RawMessage(`{}`)
-	}
-	return m
 }

@@ -2,32 +2,27 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // ErrItemClosed is returned when a handler tries to finish a ledger item
 // that is already done or failed (a duplicate delivery).
 var ErrItemClosed = errors.New("ledger item already closed")
 
-func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review.Item) error {
+func insertItems(ctx context.Context, q *sqlcdb.Queries, reviewID string, items []review.Item) error {
 	for _, it := range items {
-		payload := it.Payload
-		if payload == nil {
-			payload = json.RawMessage(`{}`)
-		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO stage_items (review_id, stage, item_key, payload)
-			VALUES ($1, $2, $3, $4)
-			ON CONFLICT (review_id, stage, item_key) DO NOTHING`,
-			reviewID, string(it.Stage), it.Key, payload); err != nil {
+		if err := q.InsertItem(ctx, sqlcdb.InsertItemParams{
+			ReviewID: reviewID, Stage: it.Stage, ItemKey: it.Key, Payload: orJSON(it.Payload, `{}`),
+		}); err != nil {
 			return fmt.Errorf("insert ledger item %s/%s: %w", it.Stage, it.Key, err)
 		}
 	}
@@ -37,17 +32,12 @@ func insertItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review
 // copyItems inserts the ledger rows of a review created in the same
 // transaction with COPY: no row can exist yet, and a large change has tens
 // of thousands of them.
-func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review.Item) error {
-	rows := make([][]any, 0, len(items))
+func copyItems(ctx context.Context, q *sqlcdb.Queries, reviewID string, items []review.Item) error {
+	rows := make([]sqlcdb.CopyItemsParams, 0, len(items))
 	for _, it := range items {
-		payload := it.Payload
-		if payload == nil {
-			payload = json.RawMessage(`{}`)
-		}
-		rows = append(rows, []any{reviewID, string(it.Stage), it.Key, payload})
+		rows = append(rows, sqlcdb.CopyItemsParams{ReviewID: reviewID, Stage: it.Stage, ItemKey: it.Key, Payload: orJSON(it.Payload, `{}`)})
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"stage_items"},
-		[]string{"review_id", "stage", "item_key", "payload"}, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := q.CopyItems(ctx, rows); err != nil {
 		return fmt.Errorf("insert %d ledger items: %w", len(items), err)
 	}
 	return nil
@@ -55,35 +45,27 @@ func copyItems(ctx context.Context, tx pgx.Tx, reviewID string, items []review.I
 
 // GetItem loads one ledger item.
 func (s *Store) GetItem(ctx context.Context, reviewID string, stage review.Stage, key string) (review.Item, error) {
-	it := review.Item{ReviewID: reviewID, Stage: stage, Key: key}
-	err := s.pool.QueryRow(ctx, `
-		SELECT status, payload, attempts, claims, error, generation, coalesce(worker_id, '') FROM stage_items
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3`, reviewID, string(stage), key).
-		Scan(&it.Status, &it.Payload, &it.Attempts, &it.Claims, &it.Error, &it.Generation, &it.WorkerID)
+	r, err := s.q.GetItem(ctx, sqlcdb.GetItemParams{ReviewID: reviewID, Stage: stage, ItemKey: key})
 	if err != nil {
 		return review.Item{}, fmt.Errorf("get item %s/%s of %s: %w", stage, key, reviewID, translate(err))
 	}
-	return it, nil
+	return review.Item{ReviewID: reviewID, Stage: stage, Key: key, Status: r.Status, Payload: r.Payload,
+		Attempts: int(r.Attempts), Claims: int(r.Claims), Error: r.Error, Generation: int(r.Generation),
+		WorkerID: orEmpty(r.WorkerID)}, nil
 }
 
 // ListItems returns a stage's ledger items ordered by key.
 func (s *Store) ListItems(ctx context.Context, reviewID string, stage review.Stage) ([]review.Item, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT item_key, status, payload, attempts, error, generation FROM stage_items
-		WHERE review_id = $1 AND stage = $2 ORDER BY item_key`, reviewID, string(stage))
+	rows, err := s.q.ListItems(ctx, sqlcdb.ListItemsParams{ReviewID: reviewID, Stage: stage})
 	if err != nil {
 		return nil, fmt.Errorf("list %s items of %s: %w", stage, reviewID, err)
 	}
-	defer rows.Close()
 	var out []review.Item
-	for rows.Next() {
-		it := review.Item{ReviewID: reviewID, Stage: stage}
-		if err := rows.Scan(&it.Key, &it.Status, &it.Payload, &it.Attempts, &it.Error, &it.Generation); err != nil {
-			return nil, err
-		}
-		out = append(out, it)
+	for _, r := range rows {
+		out = append(out, review.Item{ReviewID: reviewID, Stage: stage, Key: r.ItemKey, Status: r.Status,
+			Payload: r.Payload, Attempts: int(r.Attempts), Error: r.Error, Generation: int(r.Generation)})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // StartItem counts one more attempt at a pending item (a run without a
@@ -103,22 +85,10 @@ func closeItem(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Sta
 	claim, checked := claimFrom(ctx)
 	// The review's tokens and cost grow once per item, by what the item's
 	// calls used, rather than with every call.
-	var n int
-	err := tx.QueryRow(ctx, `
-		WITH closed AS (
-			UPDATE stage_items SET status = $4, error = $5, updated_at = now(), finished_at = now()
-			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-			  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)
-			RETURNING review_id
-		), used AS (
-			SELECT coalesce(sum(tokens_in), 0) AS i, coalesce(sum(tokens_out), 0) AS o, coalesce(sum(cost), 0) AS c
-			FROM llm_calls WHERE review_id = $1 AND stage = $2 AND item_key = $3
-		), rolled AS (
-			UPDATE reviews SET tokens_in = tokens_in + used.i, tokens_out = tokens_out + used.o, cost = cost + used.c
-			FROM used WHERE id = (SELECT review_id FROM closed) AND (used.i > 0 OR used.o > 0 OR used.c > 0)
-		)
-		SELECT count(*) FROM closed`,
-		reviewID, string(stage), key, string(status), reason, checked, claimOrNil(claim)).Scan(&n)
+	n, err := sqlcdb.New(tx).CloseItem(ctx, sqlcdb.CloseItemParams{
+		ReviewID: reviewID, Stage: stage, ItemKey: key, Status: status, Reason: reason,
+		CheckClaim: checked, Claim: nonEmpty(claim),
+	})
 	if err != nil {
 		return fmt.Errorf("close item %s/%s: %w", stage, key, err)
 	}
@@ -145,18 +115,14 @@ func (s *Store) SkipItemBudget(ctx context.Context, reviewID string, stage revie
 // ErrClaimLost when ctx's claim is no longer the item's (a newer run of a
 // rescued item owns it).
 func lockPending(ctx context.Context, tx pgx.Tx, reviewID string, stage review.Stage, key string) error {
-	var status review.ItemStatus
-	var claim *string
-	err := tx.QueryRow(ctx, `
-		SELECT status, claim::text FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = $3
-		FOR UPDATE`, reviewID, string(stage), key).Scan(&status, &claim)
+	r, err := sqlcdb.New(tx).LockItem(ctx, sqlcdb.LockItemParams{ReviewID: reviewID, Stage: stage, ItemKey: key})
 	if err != nil {
 		return fmt.Errorf("lock item %s/%s: %w", stage, key, translate(err))
 	}
-	if status != review.ItemPending {
+	if r.Status != review.ItemPending {
 		return ErrItemClosed
 	}
-	if mine, checked := claimFrom(ctx); checked && (claim == nil || *claim != mine) {
+	if mine, checked := claimFrom(ctx); checked && (r.Claim == nil || *r.Claim != mine) {
 		return ErrClaimLost
 	}
 	return nil
@@ -179,16 +145,14 @@ func (s *Store) FailItem(ctx context.Context, reviewID string, stage review.Stag
 // queue gave its task up). ErrItemClosed when it was no longer pending.
 func (s *Store) ReturnItem(ctx context.Context, reviewID string, stage review.Stage, key, reason string, forget bool) error {
 	claim, checked := claimFrom(ctx) // a run whose item was handed on gives nothing back
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET attempts = greatest(attempts - 1, 0), error = $4, updated_at = now(),
-		       enqueued_at = CASE WHEN $5 THEN NULL ELSE enqueued_at END
-		WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
-		  AND (NOT $6 OR claim IS NOT DISTINCT FROM $7::uuid)`,
-		reviewID, string(stage), key, reason, forget, checked, claimOrNil(claim))
+	n, err := s.q.ReturnItem(ctx, sqlcdb.ReturnItemParams{
+		ReviewID: reviewID, Stage: stage, ItemKey: key, Reason: reason, Forget: forget,
+		CheckClaim: checked, Claim: nonEmpty(claim),
+	})
 	if err != nil {
 		return fmt.Errorf("return item %s/%s: %w", stage, key, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return ErrItemClosed
 	}
 	return nil
@@ -197,24 +161,16 @@ func (s *Store) ReturnItem(ctx context.Context, reviewID string, stage review.St
 // StageOutcome counts the closed items of a stage and returns the first
 // failure's reason (by key), for deciding whether anything was reviewed.
 func (s *Store) StageOutcome(ctx context.Context, reviewID string, stage review.Stage) (total, failed int, firstError string, err error) {
-	err = s.pool.QueryRow(ctx, `
-		SELECT count(*), count(*) FILTER (WHERE status = 'failed'),
-		       coalesce((SELECT error FROM stage_items WHERE review_id = $1 AND stage = $2 AND status = 'failed'
-		                 ORDER BY item_key LIMIT 1), '')
-		FROM stage_items WHERE review_id = $1 AND stage = $2`, reviewID, string(stage)).
-		Scan(&total, &failed, &firstError)
+	r, err := s.q.StageOutcome(ctx, sqlcdb.StageOutcomeParams{ReviewID: reviewID, Stage: stage})
 	if err != nil {
 		return 0, 0, "", fmt.Errorf("outcome of %s items of %s: %w", stage, reviewID, err)
 	}
-	return total, failed, firstError, nil
+	return int(r.Total), int(r.Failed), r.FirstError, nil
 }
 
 // MarkEnqueued records that the items were handed to the queue now.
 func (s *Store) MarkEnqueued(ctx context.Context, reviewID string, stage review.Stage, keys []string) error {
-	_, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET enqueued_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = ANY($3)`, reviewID, string(stage), keys)
-	if err != nil {
+	if err := s.q.MarkEnqueued(ctx, sqlcdb.MarkEnqueuedParams{ReviewID: reviewID, Stage: stage, Keys: keys}); err != nil {
 		return fmt.Errorf("mark %s items enqueued: %w", stage, err)
 	}
 	return nil
@@ -230,47 +186,29 @@ type StageProgress struct {
 
 // Progress returns the ledger counts of every stage a review has reached.
 func (s *Store) Progress(ctx context.Context, reviewID string) ([]StageProgress, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT stage, count(*), count(*) FILTER (WHERE status = 'done'),
-		       count(*) FILTER (WHERE status = 'failed')
-		FROM stage_items WHERE review_id = $1 GROUP BY stage`, reviewID)
+	rows, err := s.q.Progress(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("progress of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []StageProgress
-	for rows.Next() {
-		var p StageProgress
-		var stage string
-		if err := rows.Scan(&stage, &p.Total, &p.Done, &p.Failed); err != nil {
-			return nil, err
-		}
-		p.Stage = review.Stage(stage)
-		out = append(out, p)
+	for _, r := range rows {
+		out = append(out, StageProgress{Stage: r.Stage, Total: int(r.Total), Done: int(r.Done), Failed: int(r.Failed)})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FailedItems returns every failed ledger item of a review.
 func (s *Store) FailedItems(ctx context.Context, reviewID string) ([]review.Item, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT stage, item_key, payload, attempts, error FROM stage_items
-		WHERE review_id = $1 AND status = 'failed' ORDER BY stage, item_key`, reviewID)
+	rows, err := s.q.FailedItems(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("failed items of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []review.Item
-	for rows.Next() {
-		it := review.Item{ReviewID: reviewID, Status: review.ItemFailed}
-		var stage string
-		if err := rows.Scan(&stage, &it.Key, &it.Payload, &it.Attempts, &it.Error); err != nil {
-			return nil, err
-		}
-		it.Stage = review.Stage(stage)
-		out = append(out, it)
+	for _, r := range rows {
+		out = append(out, review.Item{ReviewID: reviewID, Status: review.ItemFailed, Stage: r.Stage, Key: r.ItemKey,
+			Payload: r.Payload, Attempts: int(r.Attempts), Error: r.Error})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PendingCursor is where a page of PendingPage starts: after the item
@@ -286,19 +224,6 @@ func After(it review.Item) PendingCursor {
 	return PendingCursor{ReviewID: it.ReviewID, Stage: it.Stage, Key: it.Key}
 }
 
-// pendingPageSQL reads one keyset page of pending items in primary-key
-// order through stage_items_pending_idx (see TestPendingPageUsesIndex).
-const pendingPageSQL = `
-	SELECT i.review_id, i.stage, i.item_key, i.attempts, i.generation, coalesce(i.worker_id, ''), r.kind = 'bulk'
-	FROM stage_items i JOIN reviews r ON r.id = i.review_id
-	WHERE i.status = 'pending'
-	  AND (i.review_id, i.stage, i.item_key) > ($1::uuid, $2, $3)
-	  AND r.status = 'running' AND r.stage = i.stage
-	  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $4::interval)
-	  %s
-	ORDER BY i.review_id, i.stage, i.item_key
-	LIMIT $5`
-
 // PendingPage returns up to limit pending items of running reviews, in the
 // review's current stage, that were never enqueued or were enqueued longer
 // ago than olderThan, after the cursor in key order — the reconciler's
@@ -308,36 +233,36 @@ func (s *Store) PendingPage(ctx context.Context, after PendingCursor, olderThan 
 	if after.ReviewID == "" {
 		after.ReviewID = "00000000-0000-0000-0000-000000000000"
 	}
-	args := []any{after.ReviewID, string(after.Stage), after.Key,
-		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), limit}
-	extra := ""
-	if only != "" {
-		extra = "AND i.review_id = $6::uuid"
-		args = append(args, only)
+	p := sqlcdb.PendingPageParams{AfterReview: after.ReviewID, AfterStage: string(after.Stage), AfterKey: after.Key,
+		OlderThan: olderThan, MaxItems: int32(min(limit, math.MaxInt32))}
+	var rows []sqlcdb.PendingPageRow
+	var err error
+	if only == "" {
+		rows, err = s.q.PendingPage(ctx, p)
+	} else {
+		var one []sqlcdb.PendingPageOfReviewRow
+		one, err = s.q.PendingPageOfReview(ctx, sqlcdb.PendingPageOfReviewParams{AfterReview: p.AfterReview,
+			AfterStage: p.AfterStage, AfterKey: p.AfterKey, OlderThan: p.OlderThan, MaxItems: p.MaxItems, ReviewID: only})
+		for _, r := range one {
+			rows = append(rows, sqlcdb.PendingPageRow(r))
+		}
 	}
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(pendingPageSQL, extra), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list pending items: %w", translate(err))
 	}
-	defer rows.Close()
 	var out []review.Item
-	for rows.Next() {
-		it := review.Item{Status: review.ItemPending}
-		var stage string
-		if err := rows.Scan(&it.ReviewID, &stage, &it.Key, &it.Attempts, &it.Generation, &it.WorkerID, &it.Bulk); err != nil {
-			return nil, err
-		}
-		it.Stage = review.Stage(stage)
-		out = append(out, it)
+	for _, r := range rows {
+		out = append(out, review.Item{Status: review.ItemPending, ReviewID: r.ReviewID, Stage: r.Stage, Key: r.ItemKey,
+			Attempts: int(r.Attempts), Generation: int(r.Generation), WorkerID: orEmpty(r.WorkerID), Bulk: r.Bulk})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ExplainPendingPage returns the query plan of PendingPage, for the test
 // that keeps its index in use.
 func (s *Store) ExplainPendingPage(ctx context.Context) (string, error) {
-	rows, err := s.pool.Query(ctx, "EXPLAIN "+fmt.Sprintf(pendingPageSQL, ""),
-		"00000000-0000-0000-0000-000000000000", "", "", "30000 milliseconds", 2000)
+	rows, err := s.pool.Query(ctx, "EXPLAIN "+sqlcdb.PendingPageSQL,
+		"00000000-0000-0000-0000-000000000000", "", "", 30*time.Second, 2000)
 	if err != nil {
 		return "", fmt.Errorf("explain pending page: %w", err)
 	}
@@ -363,21 +288,8 @@ func (s *Store) MarkItemsEnqueued(ctx context.Context, items []review.Item) erro
 	for i, it := range items {
 		ids[i], stages[i], keys[i] = it.ReviewID, string(it.Stage), it.Key
 	}
-	// The rows are locked in key order before the update: two passes
-	// over overlapping items listed in different orders otherwise lock
-	// them in opposite orders and one of them dies of a deadlock.
-	_, err := s.pool.Exec(ctx, `
-		WITH target AS (
-			SELECT i.review_id, i.stage, i.item_key
-			FROM stage_items i
-			JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS u(review_id, stage, item_key)
-			  ON i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key
-			ORDER BY i.review_id, i.stage, i.item_key
-			FOR UPDATE OF i)
-		UPDATE stage_items i SET enqueued_at = now()
-		FROM target t
-		WHERE i.review_id = t.review_id AND i.stage = t.stage AND i.item_key = t.item_key`,
-		ids, stages, keys)
+	// The statement locks the rows in key order before it updates them.
+	err := s.q.MarkItemsEnqueued(ctx, sqlcdb.MarkItemsEnqueuedParams{ReviewIds: ids, Stages: stages, ItemKeys: keys})
 	if err != nil {
 		return fmt.Errorf("mark %d items enqueued: %w", len(items), err)
 	}
@@ -395,84 +307,42 @@ type StalledReview struct {
 // StalledReviews lists running reviews whose current stage is complete
 // (only one review when only is not empty).
 func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration, only string) ([]StalledReview, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT r.id, r.stage FROM reviews r
-		WHERE r.status = 'running' AND r.stage_started_at < now() - $1::interval
-		  AND ($2 = '' OR r.id::text = $2)
-		  AND NOT EXISTS (SELECT 1 FROM stage_items i
-		                  WHERE i.review_id = r.id AND i.stage = r.stage AND i.status = 'pending')`,
-		fmt.Sprintf("%d milliseconds", olderThan.Milliseconds()), only)
+	rows, err := s.q.StalledReviews(ctx, sqlcdb.StalledReviewsParams{OlderThan: olderThan, OnlyReview: only})
 	if err != nil {
 		return nil, fmt.Errorf("list stalled reviews: %w", err)
 	}
-	defer rows.Close()
 	var out []StalledReview
-	for rows.Next() {
-		var sr StalledReview
-		var stage string
-		if err := rows.Scan(&sr.ID, &stage); err != nil {
-			return nil, err
-		}
-		sr.Stage = review.Stage(stage)
-		out = append(out, sr)
+	for _, r := range rows {
+		out = append(out, StalledReview{ID: r.ID, Stage: r.Stage})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FailExpiredReviews fails every running review past its deadline (only
 // one review when only is not empty), naming the stage it was stuck in and
 // the last error that held its items up, and returns their IDs.
 func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `
-		UPDATE reviews SET status = 'failed', finished_at = now(),
-		       failed_items = (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id AND i.status = 'failed'),
-		       error = format('review deadline passed at %s while in stage %s (%s pending items)%s',
-		                      to_char(deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), stage,
-		                      (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id
-		                         AND i.stage = reviews.stage AND i.status = 'pending'),
-		                      coalesce('; last error: ' || (SELECT i.error FROM stage_items i
-		                         WHERE i.review_id = reviews.id AND i.stage = reviews.stage
-		                           AND i.status = 'pending' AND i.error <> ''
-		                         ORDER BY i.updated_at DESC LIMIT 1), ''))
-		WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1 = '' OR id::text = $1)
-		RETURNING id`, only)
+	ids, err := s.q.FailExpiredReviews(ctx, only)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired reviews: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // UnfinishedItems returns the items of a review that never finished
 // (neither done nor failed), ordered by stage and key: what an interrupted
 // review did not run.
 func (s *Store) UnfinishedItems(ctx context.Context, reviewID string) ([]review.Item, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT stage, item_key, status, attempts, error FROM stage_items
-		WHERE review_id = $1 AND status NOT IN ('done', 'failed') ORDER BY stage, item_key`, reviewID)
+	rows, err := s.q.UnfinishedItems(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished items of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []review.Item
-	for rows.Next() {
-		it := review.Item{ReviewID: reviewID}
-		var stage string
-		if err := rows.Scan(&stage, &it.Key, &it.Status, &it.Attempts, &it.Error); err != nil {
-			return nil, err
-		}
-		it.Stage = review.Stage(stage)
-		out = append(out, it)
+	for _, r := range rows {
+		out = append(out, review.Item{ReviewID: reviewID, Stage: r.Stage, Key: r.ItemKey, Status: r.Status,
+			Attempts: int(r.Attempts), Error: r.Error})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ItemTiming is when one ledger item's last task was queued and started,
@@ -485,27 +355,14 @@ type ItemTiming struct {
 
 // ItemTimings returns the timings of a review's items.
 func (s *Store) ItemTimings(ctx context.Context, reviewID string) ([]ItemTiming, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT stage, item_key, coalesce(queued_at, 'epoch'), coalesce(started_at, 'epoch'), coalesce(finished_at, 'epoch')
-		FROM stage_items WHERE review_id = $1 ORDER BY stage, item_key`, reviewID)
+	rows, err := s.q.ItemTimings(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("item timings of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []ItemTiming
-	for rows.Next() {
-		var t ItemTiming
-		var stage string
-		if err := rows.Scan(&stage, &t.Key, &t.Queued, &t.Started, &t.Finished); err != nil {
-			return nil, err
-		}
-		t.Stage = review.Stage(stage)
-		for _, p := range []*time.Time{&t.Queued, &t.Started, &t.Finished} {
-			if p.Unix() == 0 {
-				*p = time.Time{}
-			}
-		}
-		out = append(out, t)
+	for _, r := range rows {
+		out = append(out, ItemTiming{Stage: r.Stage, Key: r.ItemKey,
+			Queued: orZero(r.QueuedAt), Started: orZero(r.StartedAt), Finished: orZero(r.FinishedAt)})
 	}
-	return out, rows.Err()
+	return out, nil
 }

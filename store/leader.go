@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // The fleet's singletons (the reconciler's pass, with the rescues and
@@ -27,8 +29,6 @@ type Leadership struct {
 	once sync.Once
 }
 
-const leaderKey = `hashtextextended(coalesce(current_schema(), '') || ':' || $1, 0)`
-
 // HoldLeader takes the session advisory lock called name without waiting.
 // It returns nil when another session holds it. The lock is per schema,
 // so schemas side by side (tests) do not exclude each other.
@@ -37,8 +37,8 @@ func (s *Store) HoldLeader(ctx context.Context, name string) (*Leadership, error
 	if err != nil {
 		return nil, fmt.Errorf("acquire a connection for lock %s: %w", name, err)
 	}
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+leaderKey+`)`, name).Scan(&ok); err != nil {
+	ok, err := sqlcdb.New(conn).TryNamedLock(ctx, name)
+	if err != nil {
 		conn.Release()
 		return nil, fmt.Errorf("take lock %s: %w", name, err)
 	}
@@ -58,10 +58,7 @@ var ErrLeadershipLost = errors.New("leader lock lost")
 func (l *Leadership) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	var held bool
-	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
-		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
-		  AND ((classid::bigint << 32) | objid::bigint) = `+leaderKey+`)`, l.name).Scan(&held)
+	held, err := sqlcdb.New(l.conn).HoldsNamedLock(ctx, l.name)
 	if err != nil {
 		return fmt.Errorf("check lock %s: %w: %w", l.name, ErrLeadershipLost, err)
 	}
@@ -78,7 +75,7 @@ func (l *Leadership) Release() {
 	l.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock(`+leaderKey+`)`, l.name); err != nil {
+		if err := sqlcdb.New(l.conn).ReleaseNamedLock(ctx, l.name); err != nil {
 			_ = l.conn.Conn().Close(ctx)
 		}
 		l.conn.Release()

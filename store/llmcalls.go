@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // ErrBudgetExceeded is returned when a review has spent its LLM budget.
@@ -42,32 +44,20 @@ type LLMCall struct {
 	Cost float64
 }
 
-func nullableTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
 // StartLLMCall inserts a call about to be sent, with status "started", and
 // returns its row ID. Costs and analysts count it from now on; a worker
 // that dies before the reply leaves it "started". The request body is
 // stored as its parts in llm_messages, each once however many calls (or
 // expert rounds) resend it.
 func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
-	var reviewID any
-	if c.ReviewID != "" {
-		reviewID = c.ReviewID
-	}
 	req, err := s.storeRequest(ctx, c.Request)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
-	var id int64
-	err = s.pool.QueryRow(ctx, `
-		INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash, started_at, endpoint)
-		VALUES ($1,$2,$3,$4,$5,'started',$6,$7, coalesce($8, now()), $9) RETURNING id`,
-		reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, req.messages, req.params, nullableTime(c.StartedAt), c.Endpoint).Scan(&id)
+	id, err := s.q.StartLLMCall(ctx, sqlcdb.StartLLMCallParams{
+		ReviewID: nonEmpty(c.ReviewID), Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
+		MessageHashes: req.messages, ParamsHash: req.params, StartedAt: nonZero(c.StartedAt), Endpoint: c.Endpoint,
+	})
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
@@ -80,31 +70,26 @@ func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 // they grow once per item, when the item closes. Bodies are stored like
 // StartLLMCall's, once by content.
 func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
-	var reviewID any
-	if c.ReviewID != "" {
-		reviewID = c.ReviewID
-	}
 	reply, err := s.storeReply(ctx, c.Response)
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
 	}
 	if c.ID != 0 {
-		_, err = s.pool.Exec(ctx, `
-			UPDATE llm_calls SET status = $2, error = $3, tokens_in = $4, tokens_out = $5,
-			       latency_ms = $6, reply_hash = $7, finished_at = now(), cost = $8
-			WHERE id = $1`,
-			c.ID, c.Status, c.Error, c.TokensIn, c.TokensOut, c.Latency.Milliseconds(), reply, c.Cost)
+		err = s.q.FinishLLMCall(ctx, sqlcdb.FinishLLMCallParams{
+			ID: c.ID, Status: c.Status, Error: c.Error, TokensIn: i32(c.TokensIn), TokensOut: i32(c.TokensOut),
+			LatencyMS: i32(c.Latency.Milliseconds()), ReplyHash: reply, Cost: c.Cost,
+		})
 	} else {
 		var req storedRequest
 		if req, err = s.storeRequest(ctx, c.Request); err != nil {
 			return fmt.Errorf("record llm call: %w", err)
 		}
-		_, err = s.pool.Exec(ctx, `
-			INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, error,
-			                       tokens_in, tokens_out, latency_ms, message_hashes, params_hash, reply_hash, started_at, finished_at, cost, endpoint)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13, coalesce($14, now()), now(), $15, $16)`,
-			reviewID, c.Stage, c.ItemKey, c.Model, c.PromptHash, c.Status, c.Error, c.TokensIn, c.TokensOut,
-			c.Latency.Milliseconds(), req.messages, req.params, reply, nullableTime(c.StartedAt), c.Cost, c.Endpoint)
+		err = s.q.InsertLLMCall(ctx, sqlcdb.InsertLLMCallParams{
+			ReviewID: nonEmpty(c.ReviewID), Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
+			Status: c.Status, Error: c.Error, TokensIn: i32(c.TokensIn), TokensOut: i32(c.TokensOut),
+			LatencyMS: i32(c.Latency.Milliseconds()), MessageHashes: req.messages, ParamsHash: req.params,
+			ReplyHash: reply, StartedAt: nonZero(c.StartedAt), Cost: c.Cost, Endpoint: c.Endpoint,
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
@@ -120,29 +105,15 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 // maxTokens apply only to a review whose snapshot has none. Tokens count
 // per closed item, so in-flight items may overrun the token cap a little.
 func (s *Store) ReserveLLMCall(ctx context.Context, reviewID string, maxCalls int, maxTokens int64, estTokens int) error {
-	var calls int
-	var tokens, capCalls, capTokens int64
-	var ok bool
-	err := s.pool.QueryRow(ctx, `
-		WITH lim AS (
-			SELECT coalesce((config->'LLM'->>'MaxCallsPerReview')::int, $2) AS calls,
-			       coalesce((config->'LLM'->>'MaxTokensPerReview')::bigint, $3) AS tokens
-			FROM reviews WHERE id = $1
-		), upd AS (
-			UPDATE reviews r SET llm_calls = llm_calls + 1 FROM lim
-			WHERE r.id = $1 AND (lim.calls = 0 OR r.llm_calls < lim.calls)
-			  AND (lim.tokens = 0 OR r.tokens_in + r.tokens_out + $4 <= lim.tokens)
-			RETURNING r.id
-		)
-		SELECT lim.calls, lim.tokens, r.llm_calls, r.tokens_in + r.tokens_out, EXISTS (SELECT 1 FROM upd)
-		FROM lim, reviews r WHERE r.id = $1`, reviewID, maxCalls, maxTokens, estTokens).
-		Scan(&capCalls, &capTokens, &calls, &tokens, &ok)
+	r, err := s.q.ReserveLLMCall(ctx, sqlcdb.ReserveLLMCallParams{
+		ReviewID: reviewID, MaxCalls: i32(maxCalls), MaxTokens: maxTokens, EstTokens: int64(estTokens),
+	})
 	if err != nil {
 		return fmt.Errorf("reserve llm call for %s: %w", reviewID, translate(err))
 	}
-	if !ok {
+	if !r.Reserved {
 		return fmt.Errorf("%w (review %s: %d of %d calls (llm.max_calls_per_review), %d of %d tokens (llm.max_tokens_per_review))",
-			ErrBudgetExceeded, reviewID, calls, capCalls, tokens, capTokens)
+			ErrBudgetExceeded, reviewID, r.Calls, r.CapCalls, r.Tokens, r.CapTokens)
 	}
 	return nil
 }
@@ -157,47 +128,30 @@ type LLMReply struct {
 // have one, in the order the calls were made, without rebuilding their
 // requests.
 func (s *Store) ListLLMReplies(ctx context.Context, reviewID string) ([]LLMReply, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT c.stage, c.item_key, c.prompt_hash, c.status, coalesce(c.response, m.body)
-		FROM llm_calls c LEFT JOIN llm_messages m ON m.hash = c.reply_hash
-		WHERE c.review_id = $1 AND coalesce(c.response, m.body) IS NOT NULL
-		ORDER BY c.id`, reviewID)
+	rows, err := s.q.ListLLMReplies(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []LLMReply
-	for rows.Next() {
-		var r LLMReply
-		if err := rows.Scan(&r.Stage, &r.ItemKey, &r.PromptHash, &r.Status, &r.Response); err != nil {
-			return nil, fmt.Errorf("list llm replies of %s: %w", reviewID, err)
-		}
-		out = append(out, r)
+	for _, r := range rows {
+		out = append(out, LLMReply{Stage: r.Stage, ItemKey: r.ItemKey, PromptHash: r.PromptHash, Status: r.Status, Response: r.Response})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ListLLMCalls returns a review's recorded calls in order, with their
 // request and reply bodies rebuilt from llm_messages (view llm_exchanges).
 func (s *Store) ListLLMCalls(ctx context.Context, reviewID string) ([]LLMCall, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT id, stage, item_key, model, prompt_hash, status, error, tokens_in, tokens_out, latency_ms,
-		       coalesce(request, 'null'), coalesce(response, 'null'), created_at, coalesce(started_at, created_at), cost, endpoint
-		FROM llm_exchanges WHERE review_id = $1 ORDER BY id`, reviewID)
+	rows, err := s.q.ListLLMCalls(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list llm calls of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []LLMCall
-	for rows.Next() {
-		c := LLMCall{ReviewID: reviewID}
-		var ms int
-		if err := rows.Scan(&c.ID, &c.Stage, &c.ItemKey, &c.Model, &c.PromptHash, &c.Status, &c.Error,
-			&c.TokensIn, &c.TokensOut, &ms, &c.Request, &c.Response, &c.CreatedAt, &c.StartedAt, &c.Cost, &c.Endpoint); err != nil {
-			return nil, err
-		}
-		c.Latency = time.Duration(ms) * time.Millisecond
-		out = append(out, c)
+	for _, r := range rows {
+		out = append(out, LLMCall{ID: r.ID, ReviewID: reviewID, Stage: r.Stage, ItemKey: r.ItemKey, Model: r.Model,
+			PromptHash: r.PromptHash, Status: r.Status, Error: r.Error, TokensIn: int(r.TokensIn),
+			TokensOut: int(r.TokensOut), Latency: ms(r.LatencyMS), Request: r.Request, Response: r.Response,
+			CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, Cost: r.Cost, Endpoint: r.Endpoint})
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // Kinds of llm_messages rows.
@@ -85,12 +87,7 @@ func (s *Store) storeParts(ctx context.Context, parts []part) error {
 		seen[p.hash] = true
 		hashes, kinds, bodies = append(hashes, p.hash), append(kinds, p.kind), append(bodies, string(p.body))
 	}
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO llm_messages (hash, kind, body)
-		SELECT h, k, b::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(h, k, b)
-		ON CONFLICT (hash) DO UPDATE SET seen_at = now()
-		WHERE llm_messages.seen_at < now() - interval '1 hour'`, hashes, kinds, bodies)
-	if err != nil {
+	if err := s.q.StoreMessages(ctx, sqlcdb.StoreMessagesParams{Hashes: hashes, Kinds: kinds, Bodies: bodies}); err != nil {
 		return fmt.Errorf("store %d exchange parts: %w", len(parts), err)
 	}
 	return nil
@@ -129,7 +126,7 @@ func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.
 // request.
 type storedRequest struct {
 	messages []string
-	params   any
+	params   *string
 }
 
 // storeRequest stores a request body's parts once each.
@@ -148,11 +145,11 @@ func (s *Store) storeRequest(ctx context.Context, body json.RawMessage) (storedR
 	if err := s.storeParts(ctx, append(msgs, params)); err != nil {
 		return storedRequest{}, err
 	}
-	return storedRequest{messages: hashes, params: params.hash}, nil
+	return storedRequest{messages: hashes, params: &params.hash}, nil
 }
 
 // storeReply stores a reply body once and returns its hash (nil for none).
-func (s *Store) storeReply(ctx context.Context, body json.RawMessage) (any, error) {
+func (s *Store) storeReply(ctx context.Context, body json.RawMessage) (*string, error) {
 	if len(body) == 0 || !json.Valid(body) {
 		return nil, nil
 	}
@@ -163,7 +160,7 @@ func (s *Store) storeReply(ctx context.Context, body json.RawMessage) (any, erro
 	if err := s.storeParts(ctx, []part{p}); err != nil {
 		return nil, err
 	}
-	return p.hash, nil
+	return &p.hash, nil
 }
 
 // ExchangeBytes is the storage taken by the recorded exchanges of a set of
@@ -180,20 +177,9 @@ type ExchangeBytes struct {
 // MeasureExchanges reports how much the recorded exchanges of reviewIDs
 // take, for benchmarks and operators.
 func (s *Store) MeasureExchanges(ctx context.Context, reviewIDs []string) (ExchangeBytes, error) {
-	var b ExchangeBytes
-	err := s.pool.QueryRow(ctx, `
-		WITH calls AS (
-			SELECT * FROM llm_calls WHERE coalesce(cardinality($1::uuid[]), 0) = 0 OR review_id = ANY($1::uuid[])
-		), refs AS (
-			SELECT unnest(message_hashes) AS hash FROM calls
-			UNION SELECT params_hash FROM calls UNION SELECT reply_hash FROM calls
-		)
-		SELECT (SELECT count(*) FROM llm_messages m JOIN refs USING (hash)),
-		       (SELECT coalesce(sum(pg_column_size(m.body)), 0) FROM llm_messages m JOIN refs USING (hash)),
-		       (SELECT coalesce(sum(coalesce(pg_column_size(request), 0) + coalesce(pg_column_size(response), 0)), 0) FROM calls)`,
-		reviewIDs).Scan(&b.Parts, &b.PartBytes, &b.InlineBytes)
+	r, err := s.q.MeasureExchanges(ctx, reviewIDs)
 	if err != nil {
-		return b, fmt.Errorf("measure recorded exchanges: %w", err)
+		return ExchangeBytes{}, fmt.Errorf("measure recorded exchanges: %w", err)
 	}
-	return b, nil
+	return ExchangeBytes{Parts: r.Parts, PartBytes: r.PartBytes, InlineBytes: r.InlineBytes}, nil
 }

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
-func saveConfigWarnings(ctx context.Context, tx pgx.Tx, id string, ws []review.ConfigWarning) error {
+func saveConfigWarnings(ctx context.Context, q *sqlcdb.Queries, id string, ws []review.ConfigWarning) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `UPDATE reviews SET config_warnings = $2 WHERE id = $1`, id, ws); err != nil {
+	if err := q.SaveConfigWarnings(ctx, sqlcdb.SaveConfigWarningsParams{ID: id, Warnings: ws}); err != nil {
 		return fmt.Errorf("store configuration warnings: %w", err)
 	}
 	return nil
@@ -22,8 +21,8 @@ func saveConfigWarnings(ctx context.Context, tx pgx.Tx, id string, ws []review.C
 // ConfigWarnings returns the invalid .reviewfleet.yaml files a review's
 // repository held at the reviewed revision.
 func (s *Store) ConfigWarnings(ctx context.Context, reviewID string) ([]review.ConfigWarning, error) {
-	var ws []review.ConfigWarning
-	if err := s.pool.QueryRow(ctx, `SELECT config_warnings FROM reviews WHERE id = $1`, reviewID).Scan(&ws); err != nil {
+	ws, err := s.q.ConfigWarnings(ctx, reviewID)
+	if err != nil {
 		return nil, fmt.Errorf("configuration warnings of %s: %w", reviewID, translate(err))
 	}
 	return ws, nil

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/reviewfleet/reviewfleet/internal/review"
+	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
 // CreateReview stores a review, its files and its first stage's ledger rows
@@ -32,46 +34,36 @@ func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, 
 		nr.Kind = review.KindInteractive
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var batch any
-		if nr.BatchID != "" {
-			batch = nr.BatchID
-		}
-		// A queued review has no deadline yet: admission sets it. Until
-		// then deadline_at lies far ahead so the expiry sweep ignores it.
-		_, err := tx.Exec(ctx, `
-			INSERT INTO reviews (id, batch_id, repo, source, base_ref, head_ref, base_sha, head_sha,
-			                     snapshot, status, stage, intent_mode, skipped_stages, config,
-			                     started_at, deadline_at, purpose, kind, timeout_ms, dedupe_key)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,
-			        CASE WHEN $16 THEN 'queued' ELSE 'running' END,$10,$11,$12,$13,
-			        CASE WHEN $16 THEN NULL ELSE now() END,
-			        CASE WHEN $16 THEN now() + interval '100 years' ELSE now() + $14::interval END,
-			        $15, $17, $18, $19)`,
-			nr.ID, batch, nr.Repo, nr.Source, nr.BaseRef, nr.HeadRef, nr.BaseSHA, nr.HeadSHA,
-			nr.Snapshot, string(stage), nr.IntentMode, nr.SkippedStages, nr.Config,
-			fmt.Sprintf("%d milliseconds", nr.Timeout.Milliseconds()), nr.Purpose,
-			nr.Queued, nr.Kind, nr.Timeout.Milliseconds(), nr.DedupeKey)
+		q := s.q.WithTx(tx)
+		err := q.InsertReview(ctx, sqlcdb.InsertReviewParams{
+			ID: nr.ID, BatchID: nonEmpty(nr.BatchID), Repo: nr.Repo, Source: nr.Source,
+			BaseRef: nr.BaseRef, HeadRef: nr.HeadRef, BaseSHA: nr.BaseSHA, HeadSHA: nr.HeadSHA,
+			Snapshot: nr.Snapshot, Queued: nr.Queued, Stage: stage, IntentMode: nr.IntentMode,
+			SkippedStages: nr.SkippedStages, Config: nr.Config, Timeout: nr.Timeout,
+			Purpose: nr.Purpose, Kind: nr.Kind, TimeoutMS: nr.Timeout.Milliseconds(), DedupeKey: nr.DedupeKey,
+		})
 		if err != nil {
 			return fmt.Errorf("insert review: %w", err)
 		}
-		rows := make([][]any, 0, len(nr.Files))
+		rows := make([]sqlcdb.CopyReviewFilesParams, 0, len(nr.Files))
 		for _, f := range nr.Files {
-			rows = append(rows, []any{nr.ID, f.Path, f.OldPath, f.Change, f.Binary, f.SkipReason,
-				f.Additions, f.Deletions, nonNilInts(f.ChangedLines), f.Diff, f.Content, nonNilStrings(f.Packs), f.Rules})
+			rows = append(rows, sqlcdb.CopyReviewFilesParams{
+				ReviewID: nr.ID, Path: f.Path, OldPath: f.OldPath, Change: f.Change, IsBinary: f.Binary,
+				SkipReason: f.SkipReason, Additions: int32(f.Additions), Deletions: int32(f.Deletions),
+				ChangedLines: int32s(f.ChangedLines), Diff: f.Diff, Content: f.Content,
+				Packs: nonNilStrings(f.Packs), RepoRules: f.Rules,
+			})
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"review_files"},
-			[]string{"review_id", "path", "old_path", "change", "is_binary", "skip_reason", "additions",
-				"deletions", "changed_lines", "diff", "content", "packs", "repo_rules"},
-			pgx.CopyFromRows(rows)); err != nil {
+		if _, err := q.CopyReviewFiles(ctx, rows); err != nil {
 			return fmt.Errorf("insert review files: %w", err)
 		}
-		if err := copyItems(ctx, tx, nr.ID, nr.Items); err != nil {
+		if err := copyItems(ctx, q, nr.ID, nr.Items); err != nil {
 			return err
 		}
-		if err := saveConfigWarnings(ctx, tx, nr.ID, nr.ConfigWarnings); err != nil {
+		if err := saveConfigWarnings(ctx, q, nr.ID, nr.ConfigWarnings); err != nil {
 			return err
 		}
-		return saveIncremental(ctx, tx, nr.ID, nr.Incremental)
+		return saveIncremental(ctx, q, nr.ID, nr.Incremental)
 	})
 	if err != nil {
 		return "", fmt.Errorf("create review: %w", err)
@@ -79,41 +71,24 @@ func (s *Store) CreateReview(ctx context.Context, nr review.NewReview) (string, 
 	return nr.ID, nil
 }
 
-func nonNilInts(v []int) []int {
-	if v == nil {
-		return []int{}
+func reviewFromRow(r sqlcdb.Review) review.Review {
+	return review.Review{
+		ID: r.ID, BatchID: orEmpty(r.BatchID), Repo: r.Repo, Source: r.Source, BaseRef: r.BaseRef,
+		HeadRef: r.HeadRef, BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, Snapshot: r.Snapshot,
+		SnapshotFallback: r.SnapshotFallback, Purpose: r.Purpose, Status: r.Status, Stage: r.Stage,
+		IntentMode: r.IntentMode, SkippedStages: r.SkippedStages, Config: r.Config, Error: r.Error,
+		Incomplete: r.Incomplete, FailedItems: int(r.FailedItems), LLMCalls: int(r.LLMCalls),
+		TokensIn: r.TokensIn, TokensOut: r.TokensOut, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt,
+		FinishedAt: r.FinishedAt, DeadlineAt: r.DeadlineAt, Kind: r.Kind, DedupeKey: r.DedupeKey,
+		SkippedBudget: int(r.SkippedBudget), Cost: r.Cost,
 	}
-	return v
-}
-
-func nonNilStrings(v []string) []string {
-	if v == nil {
-		return []string{}
-	}
-	return v
-}
-
-const reviewColumns = `id, coalesce(batch_id::text, ''), repo, source, base_ref, head_ref, base_sha, head_sha,
-	snapshot, snapshot_fallback, purpose, status, stage, intent_mode, skipped_stages, config, error, incomplete, failed_items, llm_calls, tokens_in,
-	tokens_out, created_at, started_at, finished_at, deadline_at, kind, dedupe_key, skipped_budget, cost`
-
-func scanReview(row pgx.Row) (review.Review, error) {
-	var r review.Review
-	var stage string
-	err := row.Scan(&r.ID, &r.BatchID, &r.Repo, &r.Source, &r.BaseRef, &r.HeadRef, &r.BaseSHA,
-		&r.HeadSHA, &r.Snapshot, &r.SnapshotFallback, &r.Purpose, &r.Status, &stage, &r.IntentMode, &r.SkippedStages, &r.Config,
-		&r.Error, &r.Incomplete, &r.FailedItems, &r.LLMCalls, &r.TokensIn, &r.TokensOut, &r.CreatedAt, &r.StartedAt,
-		&r.FinishedAt, &r.DeadlineAt, &r.Kind, &r.DedupeKey, &r.SkippedBudget, &r.Cost)
-	r.Stage = review.Stage(stage)
-	return r, translate(err)
 }
 
 // SetSnapshotFallback records why a worker fell back to the review's stored
 // changed files for its head tree. The first reason is kept: it is the one
 // the expert runs that followed were given.
 func (s *Store) SetSnapshotFallback(ctx context.Context, id, reason string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE reviews SET snapshot_fallback = $2 WHERE id = $1 AND snapshot_fallback = ''`, id, reason)
-	if err != nil {
+	if err := s.q.SetSnapshotFallback(ctx, sqlcdb.SetSnapshotFallbackParams{ID: id, Reason: reason}); err != nil {
 		return fmt.Errorf("record snapshot fallback of %s: %w", id, err)
 	}
 	return nil
@@ -121,88 +96,69 @@ func (s *Store) SetSnapshotFallback(ctx context.Context, id, reason string) erro
 
 // GetReview loads one review.
 func (s *Store) GetReview(ctx context.Context, id string) (review.Review, error) {
-	r, err := scanReview(s.pool.QueryRow(ctx, `SELECT `+reviewColumns+` FROM reviews WHERE id = $1`, id))
+	r, err := s.q.GetReview(ctx, id)
 	if err != nil {
-		return review.Review{}, fmt.Errorf("get review %s: %w", id, err)
+		return review.Review{}, fmt.Errorf("get review %s: %w", id, translate(err))
 	}
-	return r, nil
+	return reviewFromRow(r), nil
 }
 
 // ListReviews returns the newest reviews first, at most limit.
 func (s *Store) ListReviews(ctx context.Context, limit int) ([]review.Review, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+reviewColumns+` FROM reviews ORDER BY created_at DESC LIMIT $1`, limit)
+	rows, err := s.q.ListReviews(ctx, int32(min(limit, math.MaxInt32)))
 	if err != nil {
 		return nil, fmt.Errorf("list reviews: %w", err)
 	}
-	defer rows.Close()
 	var out []review.Review
-	for rows.Next() {
-		r, err := scanReview(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list reviews: %w", err)
-		}
-		out = append(out, r)
+	for _, r := range rows {
+		out = append(out, reviewFromRow(r))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FailReview marks a running review failed with a reason. It reports
 // whether the review was still running.
 func (s *Store) FailReview(ctx context.Context, id, reason string) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE reviews SET status = 'failed', error = $2, finished_at = now(),
-		       failed_items = (SELECT count(*) FROM stage_items WHERE review_id = $1 AND status = 'failed'),
-		       tokens_in = c.i, tokens_out = c.o, cost = c.cost
-		FROM (SELECT coalesce(sum(tokens_in), 0) AS i, coalesce(sum(tokens_out), 0) AS o, coalesce(sum(cost), 0) AS cost
-		      FROM llm_calls WHERE review_id = $1) c
-		WHERE id = $1 AND status IN ('queued', 'running')`, id, reason)
+	n, err := s.q.FailReview(ctx, sqlcdb.FailReviewParams{ID: id, Reason: reason})
 	if err != nil {
 		return false, fmt.Errorf("fail review %s: %w", id, err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
+}
+
+func fileFromRow(r sqlcdb.ListFilesRow) review.File {
+	return review.File{
+		Path: r.Path, OldPath: r.OldPath, Change: r.Change, Binary: r.IsBinary, SkipReason: r.SkipReason,
+		Additions: int(r.Additions), Deletions: int(r.Deletions), ChangedLines: ints(r.ChangedLines),
+		Diff: r.Diff, Content: r.Content, Packs: r.Packs, Rules: r.RepoRules,
+	}
 }
 
 // ListFiles returns every file of a review, ordered by path.
 func (s *Store) ListFiles(ctx context.Context, reviewID string) ([]review.File, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
-		       diff, content, packs, repo_rules
-		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
+	rows, err := s.q.ListFiles(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []review.File
-	for rows.Next() {
-		var f review.File
-		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions,
-			&f.Deletions, &f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules); err != nil {
-			return nil, fmt.Errorf("list files of %s: %w", reviewID, err)
-		}
-		out = append(out, f)
+	for _, r := range rows {
+		out = append(out, fileFromRow(r))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // GetFile loads one file of a review.
 func (s *Store) GetFile(ctx context.Context, reviewID, path string) (review.File, error) {
-	var f review.File
-	err := s.pool.QueryRow(ctx, `
-		SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
-		       diff, content, packs, repo_rules
-		FROM review_files WHERE review_id = $1 AND path = $2`, reviewID, path).
-		Scan(&f.Path, &f.OldPath, &f.Change, &f.Binary, &f.SkipReason, &f.Additions, &f.Deletions,
-			&f.ChangedLines, &f.Diff, &f.Content, &f.Packs, &f.Rules)
+	r, err := s.q.GetFile(ctx, sqlcdb.GetFileParams{ReviewID: reviewID, Path: path})
 	if err != nil {
 		return review.File{}, fmt.Errorf("get file %s of %s: %w", path, reviewID, translate(err))
 	}
-	return f, nil
+	return fileFromRow(sqlcdb.ListFilesRow(r)), nil
 }
 
 // SetFilePacks records which progressive-context packs a file's intent prompt used.
 func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs []string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE review_files SET packs = $3 WHERE review_id = $1 AND path = $2`,
-		reviewID, path, nonNilStrings(packs))
+	err := s.q.SetFilePacks(ctx, sqlcdb.SetFilePacksParams{ReviewID: reviewID, Path: path, Packs: nonNilStrings(packs)})
 	if err != nil {
 		return fmt.Errorf("set packs of %s: %w", path, err)
 	}
@@ -212,23 +168,14 @@ func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs [
 // ListFileSummaries returns every file of a review, by path, without diffs
 // or contents: the list of what a change touches.
 func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]review.FileSummary, error) {
-	rows, err := s.pool.Query(ctx, `
-		SELECT path, old_path, change, skip_reason, additions, deletions
-		FROM review_files WHERE review_id = $1 ORDER BY path`, reviewID)
+	rows, err := s.q.ListFileSummaries(ctx, reviewID)
 	if err != nil {
 		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
 	}
-	defer rows.Close()
 	var out []review.FileSummary
-	for rows.Next() {
-		var f review.FileSummary
-		if err := rows.Scan(&f.Path, &f.OldPath, &f.Change, &f.SkipReason, &f.Additions, &f.Deletions); err != nil {
-			return nil, fmt.Errorf("scan file summary of %s: %w", reviewID, err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list file summaries of %s: %w", reviewID, err)
+	for _, r := range rows {
+		out = append(out, review.FileSummary{Path: r.Path, OldPath: r.OldPath, Change: r.Change,
+			SkipReason: r.SkipReason, Additions: int(r.Additions), Deletions: int(r.Deletions)})
 	}
 	return out, nil
 }
@@ -237,21 +184,12 @@ func (s *Store) ListFileSummaries(ctx context.Context, reviewID string) ([]revie
 // present, zero included).
 func (s *Store) CountReviewsByStatus(ctx context.Context) (map[review.ReviewStatus]int64, error) {
 	out := map[review.ReviewStatus]int64{review.ReviewQueued: 0, review.ReviewRunning: 0, review.ReviewDone: 0, review.ReviewFailed: 0}
-	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM reviews GROUP BY status`)
+	rows, err := s.q.CountReviewsByStatus(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("count reviews by status: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var status review.ReviewStatus
-		var n int64
-		if err := rows.Scan(&status, &n); err != nil {
-			return nil, fmt.Errorf("count reviews by status: %w", err)
-		}
-		out[status] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count reviews by status: %w", err)
+	for _, r := range rows {
+		out[r.Status] = r.N
 	}
 	return out, nil
 }

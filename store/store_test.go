@@ -171,7 +171,7 @@ func TestVerdictMovesConfidenceOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	v := store.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageVerify, Verdict: "unanchored", ConfidenceBefore: 0.9, ConfidenceAfter: 0.3}
+	v := review.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageVerify, Verdict: "unanchored", ConfidenceBefore: 0.9, ConfidenceAfter: 0.3}
 	if err := st.FinishVerdictItem(ctx, "f", v, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/agent"
+	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/store"
 )
 
@@ -58,7 +59,7 @@ func printExpertTools(ctx context.Context, st *store.Store, reviewID string, w i
 
 // toolCounts decodes a run's counts by tool and outcome (none for runs
 // stored before they were recorded).
-func toolCounts(run store.ExpertRun) map[string]map[string]int {
+func toolCounts(run review.ExpertRun) map[string]map[string]int {
 	var m map[string]map[string]int
 	_ = json.Unmarshal(run.ToolOutcomes, &m)
 	return m

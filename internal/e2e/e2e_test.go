@@ -118,13 +118,13 @@ func demoRepo(t testing.TB) submit.Request {
 	return submit.Request{Origin: submit.FromOperator, Repo: r.Dir, Base: r.Base, Head: r.Head}
 }
 
-func verdictsByStage(t *testing.T, st *store.Store, id string) map[review.Stage][]store.Verdict {
+func verdictsByStage(t *testing.T, st *store.Store, id string) map[review.Stage][]review.Verdict {
 	t.Helper()
 	vs, err := st.ListVerdicts(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[review.Stage][]store.Verdict{}
+	out := map[review.Stage][]review.Verdict{}
 	for _, v := range vs {
 		out[v.Stage] = append(out[v.Stage], v)
 	}
@@ -196,7 +196,7 @@ func TestReviewEndToEnd(t *testing.T) {
 type snapshot struct {
 	Review   review.Review
 	Findings []review.Finding
-	Verdicts []store.Verdict
+	Verdicts []review.Verdict
 	Calls    int
 	Report   store.Report
 	Items    map[review.Stage][]review.Item

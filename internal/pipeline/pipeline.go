@@ -28,7 +28,7 @@ type Enqueuer interface {
 // TriageFunc is the manager: it decides which candidate findings go on.
 // The manager step of Steps runs a Pipeline's Triage (Triage in this
 // package; nil leaves every candidate active).
-type TriageFunc func(findings []review.Finding, changed map[string][]int, cfg config.Manager) []store.Triage
+type TriageFunc func(findings []review.Finding, changed map[string][]int, cfg config.Manager) []review.Triage
 
 // Pipeline moves reviews through their stages.
 type Pipeline struct {

@@ -95,7 +95,7 @@ func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligibl
 		return nil, err
 	}
 	var items []review.Item
-	var skipped []store.Verdict
+	var skipped []review.Verdict
 	for _, f := range findings {
 		if f.Status != review.StatusActive || f.CarriedFrom != 0 {
 			continue // carried findings keep the verdicts of the review they come from
@@ -105,7 +105,7 @@ func findingItems(ctx context.Context, tx *store.Tx, stage review.Stage, eligibl
 		case ok:
 			items = append(items, review.Item{Key: FindingKey(f.ID)})
 		case why != "":
-			skipped = append(skipped, store.Verdict{
+			skipped = append(skipped, review.Verdict{
 				FindingID: f.ID, Stage: stage, Verdict: review.VerdictSkipped,
 				ConfidenceBefore: f.Confidence, ConfidenceAfter: f.Confidence, Reason: why,
 			})

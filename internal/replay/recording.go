@@ -38,7 +38,7 @@ type Recording struct {
 // the same review again without its repository.
 type Source struct {
 	Repo          string          `json:"repo"`
-	Source        string          `json:"source"`
+	Source        review.Source   `json:"source"`
 	BaseRef       string          `json:"base_ref"`
 	HeadRef       string          `json:"head_ref"`
 	BaseSHA       string          `json:"base_sha"`

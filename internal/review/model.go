@@ -22,10 +22,24 @@ const (
 // ReviewStatuses lists every review status in lifecycle order.
 var ReviewStatuses = []ReviewStatus{ReviewQueued, ReviewRunning, ReviewDone, ReviewFailed}
 
+// Kind says who waits for a review. The values are stored in Postgres.
+type Kind string
+
 // Review kinds: admission and the queues prefer interactive reviews.
 const (
-	KindInteractive = "interactive"
-	KindBulk        = "bulk"
+	KindInteractive Kind = "interactive"
+	KindBulk        Kind = "bulk" // part of a batch
+)
+
+// Source is where a review's change came from, and so where a worker
+// finds its head tree. The values are stored in Postgres.
+type Source string
+
+// Review sources.
+const (
+	SourceGit  Source = "git"  // a local repository
+	SourceDiff Source = "diff" // a diff alone, perhaps with a work tree (Snapshot)
+	SourceURL  Source = "url"  // a remote repository, cloned
 )
 
 // Review is one review of a change.
@@ -33,7 +47,7 @@ type Review struct {
 	ID       string
 	BatchID  string
 	Repo     string
-	Source   string // git | diff | url
+	Source   Source
 	BaseRef  string
 	HeadRef  string
 	BaseSHA  string
@@ -67,7 +81,7 @@ type Review struct {
 	// llm.prices; tokens and cost are added once per closed item.
 	Cost       float64
 	DeadlineAt time.Time
-	Kind       string // interactive | bulk
+	Kind       Kind
 	DedupeKey  string
 }
 
@@ -139,7 +153,7 @@ type NewReview struct {
 	ID            string // generated when empty
 	BatchID       string
 	Repo          string
-	Source        string
+	Source        Source
 	BaseRef       string
 	HeadRef       string
 	BaseSHA       string
@@ -154,7 +168,7 @@ type NewReview struct {
 	// starts counting) when admission admits it. Otherwise it is running
 	// at once.
 	Queued    bool
-	Kind      string // interactive (default) | bulk
+	Kind      Kind // KindInteractive when empty
 	DedupeKey string
 	Files     []File
 	// Items are the first stage's ledger rows (intent, one per file or chunk).

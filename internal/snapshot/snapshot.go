@@ -95,7 +95,7 @@ func (c *Cache) Acquire(ctx context.Context, r review.Review) (root string, rele
 	case reason != "":
 		// An earlier expert run of this review fell back: later ones see
 		// the same files, and do not try the remote again.
-	case r.Source == "git" || r.Source == "url":
+	case r.Source == review.SourceGit || r.Source == review.SourceURL:
 		if r.HeadSHA == "" {
 			reason = "the review has no head commit"
 			break
@@ -113,17 +113,17 @@ func (c *Cache) Acquire(ctx context.Context, r review.Review) (root string, rele
 			// back would only fail again, and hide the cause.
 			return "", nil, cerr
 		}
-		if r.Source == "url" && c.Retryable != nil && c.Retryable(ctx) {
+		if r.Source == review.SourceURL && c.Retryable != nil && c.Retryable(ctx) {
 			return "", nil, fmt.Errorf("head tree of %s, tried again later before falling back to the changed files: %w", r.HeadSHA, err)
 		}
 		reason = err.Error()
 		if len(reason) > maxReason {
 			reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
 		}
-	case r.Source == "diff" && r.Snapshot == "":
+	case r.Source == review.SourceDiff && r.Snapshot == "":
 		// A diff reviewed on its own: there never was a tree to copy.
 		reason = "the diff was submitted without its repository (no --repo), so only the files it changes are available"
-	case r.Source == "diff":
+	case r.Source == review.SourceDiff:
 		if st, err := os.Stat(r.Snapshot); err == nil && st.IsDir() {
 			return r.Snapshot, func() {}, nil
 		}
@@ -195,7 +195,7 @@ func (c *Cache) export(ctx context.Context, r review.Review, dest string) error 
 // exportRaw writes the tree of the review's head commit into dest as it is
 // in the repository.
 func (c *Cache) exportRaw(ctx context.Context, r review.Review, dest string) error {
-	if r.Source == "git" {
+	if r.Source == review.SourceGit {
 		if !gitsrc.IsRepo(ctx, r.Snapshot) {
 			return fmt.Errorf("the repository %s is not on this worker", r.Snapshot)
 		}

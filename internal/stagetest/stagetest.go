@@ -122,7 +122,7 @@ func Job(t testing.TB, st *store.Store, p pipeline.Payload) pipeline.Job {
 }
 
 // Verdict returns the verdict row of a finding at a stage.
-func Verdict(t testing.TB, st *store.Store, id string, findingID int64, stage review.Stage) (store.Verdict, bool) {
+func Verdict(t testing.TB, st *store.Store, id string, findingID int64, stage review.Stage) (review.Verdict, bool) {
 	t.Helper()
 	vs, err := st.ListVerdicts(context.Background(), id)
 	if err != nil {
@@ -133,5 +133,5 @@ func Verdict(t testing.TB, st *store.Store, id string, findingID int64, stage re
 			return v, true
 		}
 	}
-	return store.Verdict{}, false
+	return review.Verdict{}, false
 }

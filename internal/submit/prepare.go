@@ -124,7 +124,7 @@ func Prepare(ctx context.Context, cfg config.Config, req Request) (review.NewRev
 		nr, err = prepare(ctx, cfg, local, &remote)
 		return err
 	})
-	nr.Source, nr.Repo = "url", remote.URL
+	nr.Source, nr.Repo = review.SourceURL, remote.URL
 	var ue *gitsrc.UnreachableError
 	if errors.As(err, &ue) {
 		return nr, ue // one sentence, not the clone, fetch and command that led to it
@@ -194,7 +194,7 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 			return nr, err
 		}
 		raw = data
-		nr.Source, nr.Repo = "diff", req.Repo
+		nr.Source, nr.Repo = review.SourceDiff, req.Repo
 		nr.Purpose = preamble(data)
 		if req.Repo != "" {
 			abs, err := filepath.Abs(req.Repo)
@@ -212,7 +212,7 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 			return nr, errors.New("reviewing a repository needs both --base and --head")
 		}
 		dir := req.Repo
-		nr.Source = "git"
+		nr.Source = review.SourceGit
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return nr, fmt.Errorf("resolve --repo %s: %w", dir, err)
@@ -290,7 +290,7 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 	if cfg.RepoConfig.Enabled {
 		applyRepoConfig(&nr, readConfig, fromBase)
 	}
-	tree := nr.Source == "diff" && nr.Snapshot != ""
+	tree := nr.Source == review.SourceDiff && nr.Snapshot != ""
 	if tree {
 		markLinks(nr.Files, nr.Snapshot)
 	}

@@ -100,7 +100,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 		"counter-evidence: " + strings.TrimSpace(out.CounterEvidence),
 		fmt.Sprintf("model's own confidence: %.2f (not used)", out.FinalConfidence),
 	})
-	return h.Store.FinishVerdictItem(ctx, p.Item, store.Verdict{
+	return h.Store.FinishVerdictItem(ctx, p.Item, review.Verdict{
 		ReviewID: r.ID, FindingID: f.ID, Stage: review.StageEval, Verdict: verdict,
 		ConfidenceBefore: f.Confidence, ConfidenceAfter: after, Reason: strings.TrimSpace(out.Reason),
 		Evidence: evidence, Model: model, TokensIn: usage.PromptTokens, TokensOut: usage.CompletionTokens,
@@ -113,7 +113,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 // which a second reader would anchor — and says
 // exactly what else it has: the cited lines with 25 lines either side and
 // the change to the file. It has no tools.
-func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, expert store.Verdict, fence untrusted.Fence) (string, error) {
+func (h *Handler) userMessage(ctx context.Context, reviewID string, f review.Finding, expert review.Verdict, fence untrusted.Fence) (string, error) {
 	// The claim is the intent model's reading of the change and the
 	// evidence the expert's reading of the repository: both fenced, with
 	// the file's name, like the code.

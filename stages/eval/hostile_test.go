@@ -31,7 +31,7 @@ func TestEvalFencesTheClaimAndTheExpertsEvidence(t *testing.T) {
 		[]review.Finding{{RiskType: review.Robustness, File: stagetest.HostileName, LineStart: 2, LineEnd: 3,
 			Description: stagetest.HostileDescription, Suggestion: stagetest.HostileMessage, Severity: review.High, Confidence: 0.7}})
 	evidence, _ := json.Marshal([]string{"passed content_contains " + stagetest.HostileName + ":2-3 — " + stagetest.HostileDescription})
-	if err := st.FinishVerdictItem(ctx, pipeline.FindingKey(fs[0].ID), store.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageExpert,
+	if err := st.FinishVerdictItem(ctx, pipeline.FindingKey(fs[0].ID), review.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageExpert,
 		Verdict: review.VerdictConfirmed, ConfidenceBefore: 0.7, ConfidenceAfter: 0.8, Reason: stagetest.HostileDescription, Evidence: evidence}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 	res = storableResult(res)
 	after, verdict := Apply(f.Confidence, cfg.Harness.VerifyConfidenceFloor, res)
 	ev := evidence(res)
-	v := store.Verdict{
+	v := review.Verdict{
 		ReviewID: r.ID, FindingID: f.ID, Stage: review.StageExpert, Verdict: verdict,
 		ConfidenceBefore: f.Confidence, ConfidenceAfter: after, Reason: reason(res), Evidence: ev,
 		Model: model, TokensIn: res.TokensIn, TokensOut: res.TokensOut, Latency: res.Duration,
@@ -234,17 +234,17 @@ func evidence(res agent.Result) json.RawMessage {
 	return b
 }
 
-func runRecord(findingID int64, res agent.Result) *store.ExpertRun {
+func runRecord(findingID int64, res agent.Result) *review.ExpertRun {
 	tools, _ := json.Marshal(orEmptyMap(res.ToolCalls))
 	phases, _ := json.Marshal(orEmpty(res.Phases))
 	checks, _ := json.Marshal(orEmpty(res.CheckResults))
 	outcomes, _ := json.Marshal(agent.OutcomeCounts(res.Calls))
-	calls := make([]store.ExpertToolCall, len(res.Calls))
+	calls := make([]review.ExpertToolCall, len(res.Calls))
 	for i, c := range res.Calls {
-		calls[i] = store.ExpertToolCall{FindingID: findingID, Round: c.Round, Seq: c.Seq, Tool: c.Tool, Args: c.Args,
+		calls[i] = review.ExpertToolCall{FindingID: findingID, Round: c.Round, Seq: c.Seq, Tool: c.Tool, Args: c.Args,
 			Outcome: string(c.Outcome), ResultBytes: c.ResultBytes, Latency: c.Latency}
 	}
-	return &store.ExpertRun{
+	return &review.ExpertRun{
 		FindingID: findingID, StopReason: string(res.StopReason), Rounds: res.Rounds,
 		ToolCalls: tools, Phases: phases, Checks: checks, TokensIn: res.TokensIn, TokensOut: res.TokensOut,
 		Duration: res.Duration.Round(time.Millisecond), Error: res.Error, ToolOutcomes: outcomes, Calls: calls,

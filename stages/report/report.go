@@ -209,7 +209,7 @@ func BuildFor(ctx context.Context, st *store.Store, r review.Review) (*render.Re
 	return rep, nil
 }
 
-func expertRun(run store.ExpertRun) *render.ExpertRun {
+func expertRun(run review.ExpertRun) *render.ExpertRun {
 	var tools map[string]int
 	_ = json.Unmarshal(run.ToolCalls, &tools)
 	total := 0
@@ -333,7 +333,7 @@ func SnapshotNote(r review.Review) string {
 	if r.SnapshotFallback == "" {
 		return ""
 	}
-	if r.Source == "diff" && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
+	if r.Source == review.SourceDiff && strings.TrimSpace(r.Snapshot) == "" && strings.HasPrefix(r.SnapshotFallback, "the work tree ") {
 		return "the review is of a diff alone, without a work tree (review --diff … --repo DIR gives the expert the whole tree)"
 	}
 	return r.SnapshotFallback

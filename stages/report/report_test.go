@@ -172,9 +172,9 @@ func TestBuildDroppedFindingsCarryNoCode(t *testing.T) {
 	}
 	// Triage keeps one and drops the rest; the review goes to its report.
 	if _, err := st.Advance(ctx, id, review.StageIntent, review.StageReport, func(ctx context.Context, tx *store.Tx) ([]review.Item, error) {
-		var ds []store.Triage
+		var ds []review.Triage
 		for _, f := range stored[1:] {
-			ds = append(ds, store.Triage{FindingID: f.ID, Status: review.StatusDropped, Reason: "cap_per_risk_type"})
+			ds = append(ds, review.Triage{FindingID: f.ID, Status: review.StatusDropped, Reason: "cap_per_risk_type"})
 		}
 		return nil, tx.ApplyTriage(ctx, ds)
 	}); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/stagetest"
 	"github.com/reviewfleet/reviewfleet/stages/report"
-	"github.com/reviewfleet/reviewfleet/store"
 )
 
 // A finding whose expert verdict failed the accept gate is listed below
@@ -31,9 +30,9 @@ func TestBuildSaysWhyBelowThreshold(t *testing.T) {
 			"detail": "no passed content_contains check quotes a full line of store/users.go within 20 lines of 22-22"},
 		{"kind": "tool_fact", "match": "optional", "required": false, "passed": false, "detail": "no tool result"},
 	})
-	v := store.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageExpert, Verdict: review.VerdictInconclusive,
+	v := review.Verdict{ReviewID: id, FindingID: fs[0].ID, Stage: review.StageExpert, Verdict: review.VerdictInconclusive,
 		ConfidenceBefore: 0.9, ConfidenceAfter: 0.3, Reason: "[accept_check_failed] name is concatenated", Evidence: json.RawMessage(`[]`)}
-	run := &store.ExpertRun{FindingID: fs[0].ID, StopReason: "accept_check_failed", Rounds: 2, ToolCalls: json.RawMessage(`{"read_file":2}`),
+	run := &review.ExpertRun{FindingID: fs[0].ID, StopReason: "accept_check_failed", Rounds: 2, ToolCalls: json.RawMessage(`{"read_file":2}`),
 		Phases: json.RawMessage(`[]`), Checks: checks}
 	if err := st.FinishVerdictItem(ctx, pipeline.FindingKey(fs[0].ID), v, run); err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 		return err
 	}
 	floor := cfg.Harness.VerifyConfidenceFloor
-	v := store.Verdict{ReviewID: p.ReviewID, FindingID: f.ID, Stage: review.StageVerify, ConfidenceBefore: f.Confidence}
+	v := review.Verdict{ReviewID: p.ReviewID, FindingID: f.ID, Stage: review.StageVerify, ConfidenceBefore: f.Confidence}
 
 	if chk := Deterministic(f, file, cfg.Manager.AnchorWindow); !chk.OK {
 		v.Verdict, v.Reason = review.VerdictUnanchored, chk.Reason

@@ -1,0 +1,27 @@
+-- name: ClaimItem :execrows
+-- A generation below zero skips the generation check; an attempt above
+-- zero is the task's own count of its counted attempts.
+UPDATE stage_items SET claims = claims + 1,
+       attempts = CASE WHEN @attempt::integer > 0 THEN greatest(attempts, @attempt::integer) ELSE attempts + 1 END,
+       updated_at = now(), started_at = now(),
+       queued_at = sqlc.narg(queued_at), worker_id = nullif(@worker_id::text, ''), claim = @claim, claimed_at = now()
+WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'pending'
+  AND (@generation::integer < 0 OR generation = @generation::integer);
+
+-- name: AbandonStartedCalls :exec
+UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
+WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'started';
+
+-- name: ClaimedItems :many
+SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, (r.kind = 'bulk')::boolean AS bulk
+FROM stage_items i JOIN reviews r ON r.id = i.review_id
+WHERE i.status = 'pending' AND i.worker_id IS NOT NULL
+  AND r.status = 'running' AND r.stage = i.stage
+  AND (@only_review::text = '' OR i.review_id::text = @only_review::text);
+
+-- name: RescueItem :one
+UPDATE stage_items SET generation = generation + 1, worker_id = NULL, claim = NULL,
+       claimed_at = NULL, enqueued_at = NULL, updated_at = now()
+WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'pending'
+  AND coalesce(worker_id, '') = @worker_id::text AND generation = @generation
+RETURNING generation;
