@@ -97,12 +97,18 @@ func (s *Store) AdmitReviews(ctx context.Context, a Admission, only string) ([]s
 		if len(ids) == 0 {
 			return nil
 		}
+		// Rows locked in id order, as every multi-row update of reviews
+		// does (lockorder.go).
 		rows, err := tx.Query(ctx, `
-			UPDATE reviews
+			WITH target AS (
+			    SELECT id FROM reviews WHERE id = ANY($1::uuid[]) AND status = 'queued'
+			    ORDER BY id FOR UPDATE)
+			UPDATE reviews r
 			SET status = 'running', started_at = now(), stage_started_at = now(),
 			    deadline_at = now() + timeout_ms * interval '1 millisecond'
-			WHERE id = ANY($1::uuid[]) AND status = 'queued'
-			RETURNING id`, ids)
+			FROM target t
+			WHERE r.id = t.id AND r.status = 'queued'
+			RETURNING r.id`, ids)
 		if err != nil {
 			return fmt.Errorf("admit reviews: %w", err)
 		}

@@ -213,9 +213,13 @@ func (s *Store) CancelBatch(ctx context.Context, batchID string) (int, error) {
 			return fmt.Errorf("cancel batch %s: %w", batchID, ErrNotFound)
 		}
 		tag, err = tx.Exec(ctx, `
-			UPDATE reviews SET status = 'failed', finished_at = now(),
-			       error = 'cancelled with its batch (was ' || status || ' in stage ' || stage || ')'
-			WHERE batch_id = $1 AND status IN ('queued', 'running')`, batchID)
+			WITH target AS (
+			    SELECT id FROM reviews WHERE batch_id = $1 AND status IN ('queued', 'running')
+			    ORDER BY id FOR UPDATE)
+			UPDATE reviews r SET status = 'failed', finished_at = now(),
+			       error = 'cancelled with its batch (was ' || r.status || ' in stage ' || r.stage || ')'
+			FROM target t
+			WHERE r.id = t.id AND r.status IN ('queued', 'running')`, batchID)
 		if err != nil {
 			return fmt.Errorf("stop the reviews of batch %s: %w", batchID, err)
 		}

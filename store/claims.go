@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,8 +92,13 @@ func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage rev
 			return err
 		}
 		_, err = tx.Exec(ctx, `
-			UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-			WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'started'`,
+			WITH target AS (
+			    SELECT id FROM llm_calls
+			    WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'started'
+			    ORDER BY id FOR UPDATE)
+			UPDATE llm_calls c SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
+			FROM target t
+			WHERE c.id = t.id AND c.status = 'started'`,
 			reviewID, string(stage), key)
 		return err
 	})
@@ -147,6 +153,10 @@ func (s *Store) ClaimedItems(ctx context.Context, only string) ([]review.Item, e
 // their new generation.
 func (s *Store) RescueItems(ctx context.Context, items []review.Item) ([]review.Item, error) {
 	var out []review.Item
+	// One transaction locks the items one by one: in key order, as every
+	// multi-row update does, or two rescues of the same items deadlock.
+	items = slices.Clone(items)
+	sortItems(items)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		for _, it := range items {
 			var gen int

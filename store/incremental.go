@@ -131,10 +131,13 @@ func (s *Store) SinceReview(ctx context.Context, reviewID string) (string, error
 // by the repository configuration, grown too large) resolves nothing: it
 // was not looked at. It returns how many it marked.
 func (t *Tx) ResolveSince(ctx context.Context) (int64, error) {
+	// The rows are locked in id order first (lockorder.go): two reviews
+	// built on the same earlier one resolve overlapping findings.
 	tag, err := t.tx.Exec(ctx, `
-		UPDATE findings old SET resolved_in = r.id
-		FROM reviews r
-		WHERE r.id = $1 AND old.review_id = r.since_review
+		WITH target AS (
+		SELECT old.id FROM findings old
+		JOIN reviews r ON r.id = $1
+		WHERE old.review_id = r.since_review
 		  AND old.resolved_in IS NULL
 		  AND old.status = 'active'
 		  AND NOT EXISTS (SELECT 1 FROM review_files rf
@@ -143,7 +146,10 @@ func (t *Tx) ResolveSince(ctx context.Context) (int64, error) {
 		                  WHERE fr.review_id = r.id AND fr.path = old.file AND fr.carried)
 		  AND NOT EXISTS (SELECT 1 FROM findings n
 		                  WHERE n.review_id = r.id AND n.carried_from IS NULL
-		                    AND n.fingerprint <> '' AND n.fingerprint = old.fingerprint)`, t.reviewID)
+		                    AND n.fingerprint <> '' AND n.fingerprint = old.fingerprint)
+		ORDER BY old.id FOR UPDATE OF old)
+		UPDATE findings f SET resolved_in = $1
+		FROM target t WHERE f.id = t.id AND f.resolved_in IS NULL`, t.reviewID)
 	if err != nil {
 		return 0, fmt.Errorf("resolve the findings this review no longer raises: %w", err)
 	}

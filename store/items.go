@@ -212,8 +212,12 @@ func (s *Store) StageOutcome(ctx context.Context, reviewID string, stage review.
 // MarkEnqueued records that the items were handed to the queue now.
 func (s *Store) MarkEnqueued(ctx context.Context, reviewID string, stage review.Stage, keys []string) error {
 	_, err := s.pool.Exec(ctx, `
-		UPDATE stage_items SET enqueued_at = now()
-		WHERE review_id = $1 AND stage = $2 AND item_key = ANY($3)`, reviewID, string(stage), keys)
+		WITH target AS (
+		    SELECT item_key FROM stage_items WHERE review_id = $1 AND stage = $2 AND item_key = ANY($3)
+		    ORDER BY item_key COLLATE "C" FOR UPDATE)
+		UPDATE stage_items i SET enqueued_at = now()
+		FROM target t
+		WHERE i.review_id = $1 AND i.stage = $2 AND i.item_key = t.item_key`, reviewID, string(stage), keys)
 	if err != nil {
 		return fmt.Errorf("mark %s items enqueued: %w", stage, err)
 	}
@@ -296,7 +300,7 @@ const pendingPageSQL = `
 	  AND r.status = 'running' AND r.stage = i.stage
 	  AND (i.enqueued_at IS NULL OR i.enqueued_at < now() - $4::interval)
 	  %s
-	ORDER BY i.review_id, i.stage, i.item_key
+	ORDER BY i.review_id, i.stage COLLATE "C", i.item_key COLLATE "C"
 	LIMIT $5`
 
 // PendingPage returns up to limit pending items of running reviews, in the
@@ -372,7 +376,7 @@ func (s *Store) MarkItemsEnqueued(ctx context.Context, items []review.Item) erro
 			FROM stage_items i
 			JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS u(review_id, stage, item_key)
 			  ON i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key
-			ORDER BY i.review_id, i.stage, i.item_key
+			ORDER BY i.review_id, i.stage COLLATE "C", i.item_key COLLATE "C"
 			FOR UPDATE OF i)
 		UPDATE stage_items i SET enqueued_at = now()
 		FROM target t
@@ -424,6 +428,10 @@ func (s *Store) StalledReviews(ctx context.Context, olderThan time.Duration, onl
 // the last error that held its items up, and returns their IDs.
 func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `
+		WITH target AS (
+		    SELECT id FROM reviews
+		    WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1 = '' OR id::text = $1)
+		    ORDER BY id FOR UPDATE)
 		UPDATE reviews SET status = 'failed', finished_at = now(),
 		       failed_items = (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id AND i.status = 'failed'),
 		       error = format('review deadline passed at %s while in stage %s (%s pending items)%s',
@@ -434,8 +442,9 @@ func (s *Store) FailExpiredReviews(ctx context.Context, only string) ([]string, 
 		                         WHERE i.review_id = reviews.id AND i.stage = reviews.stage
 		                           AND i.status = 'pending' AND i.error <> ''
 		                         ORDER BY i.updated_at DESC LIMIT 1), ''))
-		WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1 = '' OR id::text = $1)
-		RETURNING id`, only)
+		FROM target
+		WHERE reviews.id = target.id AND reviews.status IN ('queued', 'running') AND reviews.deadline_at < now()
+		RETURNING reviews.id`, only)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired reviews: %w", err)
 	}
