@@ -127,6 +127,7 @@ SELECT 'items ' || count(*) || ' item_s ' || round(sum(extract(epoch FROM finish
        || ' queue_wait_ms ' || round((avg(extract(epoch FROM started_at - queued_at)) * 1000)::numeric)
        FROM stage_items WHERE finished_at IS NOT NULL AND started_at IS NOT NULL;
 SELECT 'call_s ' || round(sum(latency_ms) / 1000.0, 1) FROM llm_calls;
+SELECT 'call_span_s ' || round(extract(epoch FROM max(created_at) - min(created_at))::numeric, 1) FROM llm_calls;
 SQL
 slots=$((WORKERS * 8))
 {
@@ -138,17 +139,20 @@ slots=$((WORKERS * 8))
 	echo "load after:  $(cat "$OUT/load-after")"
 	grep -E 'calls at once|quota' "$OUT/fakellm.log" || true
 } | tee "$OUT/summary"
-awk -v slots="$slots" -v lat="$LATENCY" '
+awk -v slots="$slots" -v lat="$LATENCY" -v rpm="$RPM" '
 	/^reviews / { n = $2 }
 	/^wall_s / { wall = $2 }
-	/^calls / { calls = $2; ok = $4; ms = $8 }
+	/^calls / { calls = $2; ok = $4; rl = $6; ms = $8 }
 	/^items / { items_s = $4 }
 	/^call_s / { call_s = $2 }
+	/^call_span_s / { span = $2 }
 	END {
-		sub(/ms$/, "", lat); cpr = ok / n
-		limit = slots / (cpr * lat / 1000) * 60
+		secs = lat + 0; if (lat ~ /ms$/) secs /= 1000; else if (lat ~ /m$/) secs *= 60
+		cpr = ok / n
+		limit = slots / (cpr * secs) * 60
 		printf "reviews/min %.0f; calls/review %.1f; slot-bound limit %.0f/min (%.0f%%)\n", n / wall * 60, cpr, limit, 100 * (n / wall * 60) / limit
 		printf "slot time held by items %.0f%%, by model calls %.0f%%\n", 100 * items_s / (wall * slots), 100 * call_s / (wall * slots)
+		if (rpm > 0) printf "quota used %.1f%% (%d calls answered in %.1f s, quota %d a minute); 429s %.2f%% of calls\n", 100 * ok / (span / 60 * rpm), ok, span, rpm, 100 * rl / calls
 	}' "$OUT/figures" | tee -a "$OUT/summary"
 cleanup
 pids=()
