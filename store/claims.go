@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -122,6 +123,10 @@ func (s *Store) ClaimedItems(ctx context.Context, only string) ([]review.Item, e
 // their new generation.
 func (s *Store) RescueItems(ctx context.Context, items []review.Item) ([]review.Item, error) {
 	var out []review.Item
+	// One transaction locks the items one by one: in key order, as every
+	// multi-row update does, or two rescues of the same items deadlock.
+	items = slices.Clone(items)
+	sortItems(items)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		for _, it := range items {

@@ -22,7 +22,11 @@
 //   - ExplainPendingPage runs EXPLAIN over the generated PendingPage text.
 //   - migrationLockID reads current_schema() before any migration ran.
 //   - batchstats.go (a batch's progress, per-repository summaries and
-//     timings) is not converted yet; nothing prevents it.
+//     timings), and the statements added with admission by capacity
+//     (admissionCandidates and the pending-item count in admission.go),
+//     the feedback and learnings (feedback.go, learnings.go, outcomes.go)
+//     and a batch's entries (batchreviews.go) are not converted yet;
+//     nothing prevents it.
 package store
 
 import (

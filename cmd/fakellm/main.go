@@ -51,6 +51,7 @@ type options struct {
 	record    string
 	seed      uint64
 	rpm       int
+	every     time.Duration
 }
 
 // parseFlags reads the command line.
@@ -70,7 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.always, "always", "", "`KIND`: every request misbehaves this way")
 	fs.StringVar(&o.record, "record", "", "append every request, as a JSON line, to `FILE`")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random choice of misbehaviours")
-	fs.IntVar(&o.rpm, "rpm", 0, "enforce a quota of `N` requests in any sliding minute, answering 429 with Retry-After beyond it (0: none)")
+	fs.IntVar(&o.rpm, "rpm", 0, "enforce a quota of `N` requests in any sliding minute, answering 429 with Retry-After beyond it and stating the quota in x-ratelimit-*-requests headers on every reply (0: none)")
+	fs.DurationVar(&o.every, "report-every", 0, "print the calls in flight at once (mean, peak) every `DURATION` (0: only at exit)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -97,8 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.rpm < 0 {
 		return o, errors.New("-rpm must not be negative")
 	}
-	if o.latency < 0 || o.slow < 0 {
-		return o, errors.New("-latency and -slow must not be negative")
+	if o.latency < 0 || o.slow < 0 || o.every < 0 {
+		return o, errors.New("-latency, -slow and -report-every must not be negative")
 	}
 	var err error
 	if o.misbehave, err = llmfake.ParseShares(shares); err != nil {
@@ -140,8 +142,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer srv.Close()
 	fmt.Fprintf(stdout, "fakellm: serving %s (reviewer %s); set OPENAI_BASE_URL=%s\n", srv.URL, o.reviewer, srv.URL)
-	<-ctx.Done()
-	return nil
+	defer func() {
+		fmt.Fprintf(stdout, "fakellm: calls at once overall: %s\n", concurrencyText(srv.Concurrency()))
+	}()
+	if o.every <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(o.every)
+	defer t.Stop()
+	prev := srv.Concurrency()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			cur := srv.Concurrency()
+			if d := cur.Since(prev); d.Busy > 0 {
+				fmt.Fprintf(stdout, "fakellm: calls at once, last %s: %s\n", o.every, concurrencyText(d))
+			}
+			prev = cur
+		}
+	}
+}
+
+// concurrencyText says how many calls were in flight at once, e.g.
+// "mean 15.8 while busy (12.1s), peak 16, 16 or more 91% of the time".
+func concurrencyText(c llmfake.Concurrency) string {
+	if c.Busy <= 0 {
+		return "no calls"
+	}
+	return fmt.Sprintf("mean %.1f while busy (%s), peak %d, %d or more %.0f%% of the time",
+		c.Mean(), c.Busy.Round(100*time.Millisecond), c.Peak, c.Peak, 100*c.ShareAtLeast(c.Peak))
 }
 
 // outcomeText lists tool outcome counts as "grep hit 12, grep empty 0, …",

@@ -87,7 +87,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if r.Status == review.ReviewQueued {
 		if pos, total, err := a.Store.QueuePosition(ctx, r.ID); err == nil && pos > 0 {
-			fmt.Fprintf(stdout, "queue   position %d of %d queued (waiting for a place: fleet.max_running_reviews)\n", pos, total)
+			fmt.Fprintf(stdout, "queue   position %d of %d queued (waiting for room in the fleet)\n", pos, total)
 		}
 	}
 	fmt.Fprintf(stdout, "progress %s\nllm     %d calls, %d tokens in, %d out\n", line, r.LLMCalls, r.TokensIn, r.TokensOut)

@@ -180,6 +180,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 		EnqueueParallelism: cfg.Scheduler.EnqueueParallelism,
 	}
 	a.Pipeline.OnFailed = a.StoreFailureReport
+	a.Pipeline.Capacity = a.fleetCapacity()
 	a.Pipeline.Announce = func(ctx context.Context) { _ = a.rdb.Publish(ctx, pipeline.WakeChannel, "1").Err() }
 	if !skipLLM {
 		if err := a.openLLM(); err != nil {

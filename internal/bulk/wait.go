@@ -53,7 +53,9 @@ func humanCount(n int64) string {
 
 // Wait follows a batch until its submission is over and every review has
 // ended, writing a progress line to w (rewritten in place on a terminal).
-func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (store.BatchProgress, error) {
+// With providerWait, a stall on the provider's quota is shown on the line
+// and counted in the ETA.
+func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, providerWait ...progress.ProviderWaitFunc) (store.BatchProgress, error) {
 	out := progress.NewPrinter(w)
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
@@ -67,7 +69,14 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer) (st
 			return p, err
 		}
 		line := Line(b, p, time.Now())
-		key := fmt.Sprint(b.Status, p.Reviews, p.Queued, p.Running, p.Done, p.Failed)
+		var stalled time.Duration
+		for _, f := range providerWait {
+			stalled = max(stalled, f(ctx))
+		}
+		if p.Remaining() > 0 {
+			line = withQuotaWait(line, p, time.Now(), stalled)
+		}
+		key := fmt.Sprint(b.Status, p.Reviews, p.Queued, p.Running, p.Done, p.Failed, progress.QuotaNote(stalled))
 		out.Show(key, line)
 		if b.Status != store.BatchSubmitting && p.Remaining() == 0 {
 			out.End()

@@ -78,16 +78,19 @@ type Evaluation struct {
 
 // Fleet configures admission control for the whole fleet.
 type Fleet struct {
-	// MaxRunningReviews is how many reviews may run at once fleet-wide;
-	// the rest wait as queued, their deadline not yet counting (default 32;
-	// 0 = no limit). Size it to what the workers and the LLM quota sustain.
+	// MaxRunningReviews is an optional ceiling on the reviews running at
+	// once fleet-wide; the rest wait as queued, their deadline not yet
+	// counting (default 0 = no ceiling). Without it, reviews are admitted
+	// by the fleet's capacity: while the live workers' slots have room
+	// and the provider does not ask the fleet to wait.
 	MaxRunningReviews int `yaml:"max_running_reviews"`
 }
 
 // Bulk configures batch submission.
 type Bulk struct {
-	// MaxRunningPerBatch caps the running reviews of one batch so it cannot
-	// take the whole fleet (default 16; 0 = no cap; --max-running per batch).
+	// MaxRunningPerBatch is an optional cap on the running reviews of one
+	// batch (default 0 = no cap; --max-running per batch). Without it a
+	// batch alone fills the fleet, and batches share it evenly.
 	MaxRunningPerBatch int `yaml:"max_running_per_batch"`
 	// SubmitConcurrency is how many entries are prepared and stored at once
 	// (default 4).
@@ -507,8 +510,8 @@ func Default() Config {
 		},
 		Telemetry: Telemetry{Exporter: "none", ServiceName: "reviewfleet"},
 		Snapshot:  Snapshot{MaxBytes: 2 << 30, GitTokenHosts: []string{}},
-		Fleet:     Fleet{MaxRunningReviews: 32},
-		Bulk:      Bulk{MaxRunningPerBatch: 16, SubmitConcurrency: 4},
+		Fleet:     Fleet{},
+		Bulk:      Bulk{SubmitConcurrency: 4},
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
 		Webhook: Webhook{Addr: ":8090", IgnorePaths: []string{}, AdminAddr: DefaultWebhookAdminAddr,
 			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, MinBodyRate: 2 << 20, ReplayWindow: 72 * time.Hour},

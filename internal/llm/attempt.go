@@ -86,6 +86,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 				cr.Correct(r.est, res.tokensIn+res.tokensOut)
 			}
 		}
+		c.learn(ep, ex.header)
 		if l := c.penaltyTarget(ep); l != nil {
 			if d := exhaustedFor(ex.header); d > 0 {
 				l.Penalize(d)
@@ -108,6 +109,7 @@ func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 		// go-openai refused the request before sending it.
 		res.err = fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	case ex.status >= 400:
+		c.learn(ep, ex.header)
 		res.status = ex.status
 		res.err = err
 		res.retryable = retryableStatus(ex.status) && !QuotaExhausted(err)
@@ -262,4 +264,16 @@ func (c *Client) penaltyTarget(ep *endpoint) Limiter {
 		return ep.Limiter
 	}
 	return c.limiter
+}
+
+// learn passes the rate limits a reply of ep stated to the limiter its
+// provider's limits apply to.
+func (c *Client) learn(ep *endpoint, h http.Header) {
+	l, ok := c.penaltyTarget(ep).(Learner)
+	if !ok {
+		return
+	}
+	if p := parseProviderLimits(h); p.Known() {
+		l.Learn(p)
+	}
 }

@@ -21,9 +21,11 @@ import (
 // arrival order and says how long the caller must wait for its slot. It
 // takes the time from Redis so every worker agrees on it.
 //
-// KEYS: request TAT, token TAT, penalty-until, cool-down.
+// KEYS: request TAT, token TAT, penalty-until, cool-down, learned quota.
 // ARGV: request emission interval, token emission interval (microseconds
-// per unit, 0 = unlimited), burst tolerance (microseconds), token cost.
+// per unit, 0 = unlimited), burst tolerance (microseconds), token cost,
+// and "1" when the intervals are the ones learned from the provider (the
+// learned quota's req and tok fields; missing: unlimited).
 //
 // A reservation starts once the quota's theoretical arrival time (TAT)
 // before it is within the tolerance of now, and pushes the TAT by its own
@@ -46,10 +48,56 @@ local function reserve(key, interval, cost)
   local newtat = tat + interval * cost
   redis.call('SET', key, string.format('%.0f', newtat), 'PX', math.ceil((newtat - now) / 1000) + 1)
 end
-reserve(KEYS[1], tonumber(ARGV[1]), 1)
-reserve(KEYS[2], tonumber(ARGV[2]), tonumber(ARGV[4]))
+local ri, ti = tonumber(ARGV[1]), tonumber(ARGV[2])
+if ARGV[5] == '1' then
+  local learned = redis.call('HMGET', KEYS[5], 'req', 'tok')
+  ri, ti = tonumber(learned[1] or '0'), tonumber(learned[2] or '0')
+end
+reserve(KEYS[1], ri, 1)
+reserve(KEYS[2], ti, tonumber(ARGV[4]))
 return {math.ceil(start - now), ''}
 `)
+
+// syncScript moves a TAT so that no more than ARGV[1] calls (or tokens)
+// can start at once: the provider said that much remains, whatever the
+// limiter thought. KEYS: the TAT. ARGV: remaining, emission interval,
+// burst tolerance (microseconds).
+var syncScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local floor = now + tonumber(ARGV[3]) - (tonumber(ARGV[1]) - 1) * tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if floor > tat and floor > now then
+  redis.call('SET', KEYS[1], string.format('%.0f', floor), 'PX', math.ceil((floor - now) / 1000) + 1)
+  return 1
+end
+return 0
+`)
+
+// providerWaitScript extends the fleet-wide provider wait (KEYS[1]) to
+// ARGV[1] milliseconds from now, never shortening it.
+var providerWaitScript = redis.NewScript(`
+local left = redis.call('PTTL', KEYS[1])
+if left < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+end
+return 1
+`)
+
+// ProviderWaitKey is the Redis key whose time to live is how long the
+// provider asked the fleet to wait: every limiter's penalty extends it,
+// and submitters read it to say why a review is not moving.
+const ProviderWaitKey = "reviewfleet:llm:provider-wait"
+
+// ProviderWait returns how long the provider still asks the fleet to wait
+// (0 when it does not, or Redis cannot say).
+func ProviderWait(ctx context.Context, rdb redis.UniversalClient) time.Duration {
+	d, err := rdb.PTTL(ctx, ProviderWaitKey).Result()
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
+}
 
 // adjustScript moves the TATs by ARGV[1] requests and ARGV[2] tokens (may
 // be negative: a refund) at the given intervals (ARGV[3], ARGV[4]). A
@@ -132,12 +180,25 @@ func NewRedisLimiter(rdb redis.UniversalClient, key string, requestsPerMinute, t
 // endpoint names the endpoint and credentials the quota's calls go to
 // (see EndpointID): a cool-down started by CoolDown holds only calls to
 // the same endpoint with the same key, so a corrected key works at once.
+//
+// With neither quota given (0, 0) and an endpoint named, the limiter
+// learns the quota from the provider's x-ratelimit-* headers (Learn): the
+// quota is kept per endpoint and key in Redis, where every worker paces
+// itself to LearnedShare of it.
 func NewRedisLimiterBurst(rdb redis.UniversalClient, key, endpoint string, requestsPerMinute, tokensPerMinute int, burst time.Duration) Limiter {
+	learn := requestsPerMinute <= 0 && tokensPerMinute <= 0 && endpoint != ""
+	if learn {
+		// The provider's quota is its key's: the keys are the endpoint's.
+		key += ":" + endpoint
+	}
 	l := newRedisLimiter(rdb, key, requestsPerMinute, tokensPerMinute)
+	l.learn = learn
 	if burst > 0 {
 		l.tolerance = burst
 	}
-	l.keys[3] = "{" + key + "}:cooldown:" + endpoint
+	if !learn {
+		l.keys[3] = "{" + key + "}:cooldown:" + endpoint
+	}
 	return l
 }
 
@@ -154,7 +215,7 @@ func newRedisLimiter(rdb redis.UniversalClient, key string, rpm, tpm int) *redis
 	return &redisLimiter{
 		rdb:       rdb,
 		key:       key,
-		keys:      []string{prefix + ":req", prefix + ":tok", prefix + ":penalty", prefix + ":cooldown"},
+		keys:      []string{prefix + ":req", prefix + ":tok", prefix + ":penalty", prefix + ":cooldown", prefix + ":learned"},
 		rpm:       rpm,
 		tpm:       tpm,
 		tolerance: DefaultFleetBurst,
@@ -167,6 +228,10 @@ type redisLimiter struct {
 	keys      []string
 	rpm, tpm  int
 	tolerance time.Duration
+	// learn: no quota was configured, the provider's is learned; learned
+	// holds the rates this worker last learned or stored.
+	learn   bool
+	learned learnedRates
 }
 
 const minuteMicros = float64(time.Minute / time.Microsecond)
@@ -211,8 +276,12 @@ func (l *redisLimiter) Wait(ctx context.Context, tokens int) error {
 
 // reserve runs the reservation script and returns how long to wait.
 func (l *redisLimiter) reserve(ctx context.Context, cost int) (time.Duration, error) {
+	learn := "0"
+	if l.learn {
+		learn = "1"
+	}
 	res, err := reserveScript.Run(ctx, l.rdb, l.keys,
-		interval(l.rpm), interval(l.tpm), l.tolerance.Microseconds(), cost).Slice()
+		interval(l.rpm), interval(l.tpm), l.tolerance.Microseconds(), cost, learn).Slice()
 	if err != nil {
 		return 0, fmt.Errorf("run GCRA script: %w", err)
 	}
@@ -244,16 +313,27 @@ func (l *redisLimiter) penaltyLeft(ctx context.Context) (time.Duration, error) {
 func (l *redisLimiter) adjust(requests, tokens int) {
 	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
-	_ = adjustScript.Run(ctx, l.rdb, l.keys[:2], requests, tokens, interval(l.rpm), interval(l.tpm)).Err()
+	rpm, tpm := l.rates()
+	_ = adjustScript.Run(ctx, l.rdb, l.keys[:2], requests, tokens, interval(rpm), interval(tpm)).Err()
+}
+
+// rates are the requests and tokens per minute paced: the configured
+// quota, or the one learned.
+func (l *redisLimiter) rates() (rpm, tpm int) {
+	if l.learn {
+		return l.learned.get()
+	}
+	return l.rpm, l.tpm
 }
 
 // Correct charges the difference between a call's estimated and reported
 // tokens to the shared quota.
 func (l *redisLimiter) Correct(estimated, used int) {
-	if l.tpm <= 0 || used == estimated {
+	_, tpm := l.rates()
+	if tpm <= 0 || used == estimated {
 		return
 	}
-	l.adjust(0, min(used, l.tpm)-min(max(estimated, 0), l.tpm))
+	l.adjust(0, min(used, tpm)-min(max(estimated, 0), tpm))
 }
 
 // Penalize pauses every worker sharing the key for d.
@@ -264,6 +344,7 @@ func (l *redisLimiter) Penalize(d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
 	_ = penalizeScript.Run(ctx, l.rdb, l.keys[:3], d.Microseconds()).Err()
+	_ = providerWaitScript.Run(ctx, l.rdb, []string{ProviderWaitKey}, max(d.Milliseconds(), 1)).Err()
 }
 
 // CoolDown makes every worker sharing the key refuse calls for d with

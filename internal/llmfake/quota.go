@@ -2,6 +2,7 @@ package llmfake
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -38,7 +39,11 @@ func (s *QuotaStats) AcceptedBetween(from, to time.Time) int {
 // Quota enforces a provider's request quota as providers do: at most
 // limit calls accepted in any sliding window; a call beyond it is answered
 // 429 with Retry-After and x-ratelimit-reset-requests saying when the
-// oldest call in the window leaves it. Accepted calls go to next.
+// oldest call in the window leaves it. Accepted calls go to next, and
+// their replies say the quota too: x-ratelimit-limit-requests (the
+// limit), x-ratelimit-remaining-requests (what the window has left after
+// this call) and x-ratelimit-reset-requests (when the oldest call in the
+// window leaves it, freeing a place).
 func Quota(limit int, window time.Duration, next Handler) (Handler, *QuotaStats) {
 	st := &QuotaStats{}
 	return func(ctx context.Context, req openai.ChatCompletionRequest) Reply {
@@ -58,13 +63,27 @@ func Quota(limit int, window time.Duration, next Handler) (Handler, *QuotaStats)
 			wait := window - now.Sub(inWindow[len(inWindow)-limit])
 			st.mu.Unlock()
 			r := RateLimited(wait)
-			r.Headers["x-ratelimit-reset-requests"] = wait.String()
-			r.Headers["x-ratelimit-remaining-requests"] = "0"
+			quotaHeaders(r.Headers, limit, 0, wait)
 			return r
 		}
 		st.accepted++
 		st.acceptedAt = append(st.acceptedAt, now)
+		remaining := limit - len(inWindow) - 1
+		reset := window - now.Sub(st.acceptedAt[from])
 		st.mu.Unlock()
-		return next(ctx, req)
+		r := next(ctx, req)
+		if r.Headers == nil {
+			r.Headers = map[string]string{}
+		}
+		quotaHeaders(r.Headers, limit, remaining, reset)
+		return r
 	}, st
+}
+
+// quotaHeaders sets the x-ratelimit-*-requests headers, the reset as
+// OpenAI writes it ("6m0s", "1s", "20ms").
+func quotaHeaders(h map[string]string, limit, remaining int, reset time.Duration) {
+	h["x-ratelimit-limit-requests"] = strconv.Itoa(limit)
+	h["x-ratelimit-remaining-requests"] = strconv.Itoa(remaining)
+	h["x-ratelimit-reset-requests"] = reset.Round(time.Millisecond).String()
 }

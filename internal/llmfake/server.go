@@ -67,6 +67,7 @@ type Server struct {
 	inflight sync.WaitGroup
 	ids      atomic.Int64
 	closing  sync.Once
+	gauge    gauge
 
 	mu       sync.Mutex
 	requests []openai.ChatCompletionRequest
@@ -158,6 +159,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
+	s.gauge.move(1)
+	defer s.gauge.move(-1)
 
 	reply := s.handler(ctx, req)
 	if reply.Delay > 0 {

@@ -56,6 +56,12 @@ func (p *Pipeline) WorkerHandler(workerID string, h StageHandler) asynq.HandlerF
 	outages := &outageCounts{} // task IDs are unique, whichever stage's handler counts them
 	return func(ctx context.Context, t *asynq.Task) error {
 		err := handle(ctx, t)
+		if err == nil && ctx.Err() == nil {
+			// The slot this item held is free: fill it.
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			p.admitSoon(actx)
+			cancel()
+		}
 		id, _ := asynq.GetTaskID(ctx)
 		if Classify(err) != ClassInfra || ctx.Err() != nil {
 			outages.forget(id)

@@ -39,6 +39,10 @@ type Pipeline struct {
 	Timeout  time.Duration // per task; 0 = asynq's default
 	// Admission bounds the running reviews; Admit starts queued ones.
 	Admission store.Admission
+	// Capacity says what the fleet can take now (worker slots, the
+	// provider's wait); nil bounds admission by Admission's ceilings
+	// alone, and only reviews ending admit.
+	Capacity *Capacity
 	// AdmitOnly, when set, restricts admission to one review: the
 	// in-process fleet of a single `review` command must not start other
 	// reviews whose tasks belong to the fleet's shared queues.

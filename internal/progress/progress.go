@@ -97,7 +97,8 @@ func reached(chain []review.Stage, cur, s review.Stage) bool {
 type Option func(*waitOptions)
 
 type waitOptions struct {
-	servers heartbeat.Servers
+	servers      heartbeat.Servers
+	providerWait ProviderWaitFunc
 }
 
 // WithFleet makes Wait say when no live worker serves the review's queue
@@ -170,6 +171,10 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 		}
 		if stall != "" {
 			line += "  ⚠ " + stall
+		} else if o.providerWait != nil && r.Status == review.ReviewRunning {
+			if note := QuotaNote(o.providerWait(ctx)); note != "" {
+				line += "  ⏸ " + note
+			}
 		}
 		out.Update(elapsed, line)
 		if r.Status == review.ReviewDone || r.Status == review.ReviewFailed {

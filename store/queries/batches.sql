@@ -44,6 +44,11 @@ ORDER BY (status = 'done') DESC, created_at LIMIT 1;
 UPDATE batches SET status = 'cancelled', cancelled_at = coalesce(cancelled_at, now()) WHERE id = @id;
 
 -- name: StopBatchReviews :execrows
+-- The rows are locked in id order first (lockorder.go).
+WITH target AS (
+    SELECT t.id FROM reviews t WHERE t.batch_id = @batch_id::uuid AND t.status IN ('queued', 'running')
+    ORDER BY t.id FOR UPDATE)
 UPDATE reviews SET status = 'failed', finished_at = now(),
-       error = 'cancelled with its batch (was ' || status || ' in stage ' || stage || ')'
-WHERE batch_id = @batch_id::uuid AND status IN ('queued', 'running');
+       error = 'cancelled with its batch (was ' || reviews.status || ' in stage ' || reviews.stage || ')'
+FROM target
+WHERE reviews.id = target.id AND reviews.status IN ('queued', 'running');

@@ -9,8 +9,14 @@ WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND sta
   AND (@generation::integer < 0 OR generation = @generation::integer);
 
 -- name: AbandonStartedCalls :exec
+-- The rows are locked in id order first (lockorder.go).
+WITH target AS (
+    SELECT t.id FROM llm_calls t
+    WHERE t.review_id = @review_id AND t.stage = @stage AND t.item_key = @item_key AND t.status = 'started'
+    ORDER BY t.id FOR UPDATE)
 UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'started';
+FROM target
+WHERE llm_calls.id = target.id AND llm_calls.status = 'started';
 
 -- name: ClaimedItems :many
 SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, (r.kind = 'bulk')::boolean AS bulk

@@ -53,8 +53,14 @@ SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failed') AS failed,
 FROM stage_items WHERE review_id = @review_id AND stage = @stage;
 
 -- name: MarkEnqueued :exec
+-- The rows are locked in key order first (lockorder.go).
+WITH target AS (
+    SELECT t.item_key FROM stage_items t
+    WHERE t.review_id = @review_id AND t.stage = @stage AND t.item_key = ANY(@keys::text[])
+    ORDER BY t.item_key COLLATE "C" FOR UPDATE)
 UPDATE stage_items SET enqueued_at = now()
-WHERE review_id = @review_id AND stage = @stage AND item_key = ANY(@keys::text[]);
+FROM target
+WHERE stage_items.review_id = @review_id AND stage_items.stage = @stage AND stage_items.item_key = target.item_key;
 
 -- name: Progress :many
 SELECT stage, count(*) AS total, count(*) FILTER (WHERE status = 'done') AS done,
@@ -75,7 +81,7 @@ WITH target AS (
 	JOIN (SELECT unnest(@review_ids::uuid[]) AS review_id, unnest(@stages::text[]) AS stage,
 	             unnest(@item_keys::text[]) AS item_key) u
 	  ON i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key
-	ORDER BY i.review_id, i.stage, i.item_key
+	ORDER BY i.review_id, i.stage COLLATE "C", i.item_key COLLATE "C"
 	FOR UPDATE OF i)
 UPDATE stage_items i SET enqueued_at = now()
 FROM target t
@@ -89,6 +95,12 @@ WHERE r.status = 'running' AND r.stage_started_at < now() - @older_than::interva
                   WHERE i.review_id = r.id AND i.stage = r.stage AND i.status = 'pending');
 
 -- name: FailExpiredReviews :many
+-- The rows are locked in id order first (lockorder.go).
+WITH target AS (
+    SELECT t.id FROM reviews t
+    WHERE t.status IN ('queued', 'running') AND t.deadline_at < now()
+      AND (@only_review::text = '' OR t.id::text = @only_review::text)
+    ORDER BY t.id FOR UPDATE)
 UPDATE reviews SET status = 'failed', finished_at = now(),
        failed_items = (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id AND i.status = 'failed'),
        error = format('review deadline passed at %s while in stage %s (%s pending items)%s',
@@ -99,8 +111,9 @@ UPDATE reviews SET status = 'failed', finished_at = now(),
                          WHERE i.review_id = reviews.id AND i.stage = reviews.stage
                            AND i.status = 'pending' AND i.error <> ''
                          ORDER BY i.updated_at DESC LIMIT 1), ''))
-WHERE status IN ('queued', 'running') AND deadline_at < now() AND (@only_review::text = '' OR id::text = @only_review::text)
-RETURNING id;
+FROM target
+WHERE reviews.id = target.id AND reviews.status IN ('queued', 'running') AND reviews.deadline_at < now()
+RETURNING reviews.id;
 
 -- name: UnfinishedItems :many
 SELECT stage, item_key, status, attempts, error FROM stage_items

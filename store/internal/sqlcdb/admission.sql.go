@@ -10,64 +10,21 @@ import (
 )
 
 const admitReviews = `-- name: AdmitReviews :many
+WITH target AS (
+    SELECT t.id FROM reviews t WHERE t.id = ANY($1::uuid[]) AND t.status = 'queued'
+    ORDER BY t.id FOR UPDATE)
 UPDATE reviews
 SET status = 'running', started_at = now(), stage_started_at = now(),
-    deadline_at = now() + make_interval(secs => timeout_ms / 1000.0)
-WHERE id = ANY($1::uuid[]) AND status = 'queued'
-RETURNING id
+    deadline_at = now() + make_interval(secs => reviews.timeout_ms / 1000.0)
+FROM target
+WHERE reviews.id = target.id AND reviews.status = 'queued'
+RETURNING reviews.id
 `
 
+// The rows are locked in id order, as every multi-row update of reviews
+// is (lockorder.go).
 func (q *Queries) AdmitReviews(ctx context.Context, ids []string) ([]string, error) {
 	rows, err := q.db.Query(ctx, admitReviews, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const chooseAdmissions = `-- name: ChooseAdmissions :many
-WITH running AS (
-    SELECT batch_id, count(*) AS n FROM reviews
-    WHERE status = 'running' AND deadline_at > now() AND batch_id IS NOT NULL
-    GROUP BY batch_id),
-cand AS (
-    SELECT r.id, r.kind, r.created_at, r.batch_id,
-           row_number() OVER (PARTITION BY r.batch_id ORDER BY r.created_at, r.id) AS rn,
-           coalesce(nullif(b.max_running, 0), $2::integer) AS cap,
-           coalesce(ru.n, 0) AS n
-    FROM reviews r
-    LEFT JOIN batches b ON b.id = r.batch_id
-    LEFT JOIN running ru ON ru.batch_id = r.batch_id
-    WHERE r.status = 'queued' AND ($3::text = '' OR r.id::text = $3::text)
-      AND (b.id IS NULL OR b.status <> 'cancelled'))
-SELECT cand.id FROM cand
-WHERE cand.batch_id IS NULL OR cand.cap <= 0 OR cand.rn + cand.n <= cand.cap
-ORDER BY (cand.kind = 'bulk'), cand.created_at, cand.id
-LIMIT $1
-`
-
-type ChooseAdmissionsParams struct {
-	MaxReviews int32
-	PerBatch   int32
-	OnlyReview string
-}
-
-// Interactive reviews first, then the oldest, never more than a batch's
-// cap (its own, or per_batch) from one batch.
-func (q *Queries) ChooseAdmissions(ctx context.Context, arg ChooseAdmissionsParams) ([]string, error) {
-	rows, err := q.db.Query(ctx, chooseAdmissions, arg.MaxReviews, arg.PerBatch, arg.OnlyReview)
 	if err != nil {
 		return nil, err
 	}

@@ -80,23 +80,30 @@ func (q *Queries) ChangedLines(ctx context.Context, reviewID string) ([]ChangedL
 }
 
 const resolveSince = `-- name: ResolveSince :execrows
-UPDATE findings old SET resolved_in = r.id
-FROM reviews r
-WHERE r.id = $1 AND old.review_id = r.since_review
-  AND old.resolved_in IS NULL
-  AND old.status = 'active'
-  AND NOT EXISTS (SELECT 1 FROM review_files rf
-                  WHERE rf.review_id = r.id AND rf.path = old.file AND rf.skip_reason <> '')
-  AND NOT EXISTS (SELECT 1 FROM file_results fr
-                  WHERE fr.review_id = r.id AND fr.path = old.file AND fr.carried)
-  AND NOT EXISTS (SELECT 1 FROM findings n
-                  WHERE n.review_id = r.id AND n.carried_from IS NULL
-                    AND n.fingerprint <> '' AND n.fingerprint = old.fingerprint)
+WITH target AS (
+    SELECT old.id FROM findings old
+    JOIN reviews r ON r.id = $1::uuid
+    WHERE old.review_id = r.since_review
+      AND old.resolved_in IS NULL
+      AND old.status = 'active'
+      AND NOT EXISTS (SELECT 1 FROM review_files rf
+                      WHERE rf.review_id = r.id AND rf.path = old.file AND rf.skip_reason <> '')
+      AND NOT EXISTS (SELECT 1 FROM file_results fr
+                      WHERE fr.review_id = r.id AND fr.path = old.file AND fr.carried)
+      AND NOT EXISTS (SELECT 1 FROM findings n
+                      WHERE n.review_id = r.id AND n.carried_from IS NULL
+                        AND n.fingerprint <> '' AND n.fingerprint = old.fingerprint)
+    ORDER BY old.id FOR UPDATE OF old)
+UPDATE findings SET resolved_in = $1::uuid
+FROM target
+WHERE findings.id = target.id AND findings.resolved_in IS NULL
 `
 
 // Resolves the active findings of the review this one builds on that sit
 // on files it did not carry and whose fingerprint no finding reviewed
-// here has; a file skipped now resolves nothing.
+// here has; a file skipped now resolves nothing. The rows are locked in
+// id order first (lockorder.go): two reviews built on the same earlier one
+// resolve overlapping findings.
 func (q *Queries) ResolveSince(ctx context.Context, reviewID string) (int64, error) {
 	result, err := q.db.Exec(ctx, resolveSince, reviewID)
 	if err != nil {

@@ -236,11 +236,16 @@ func (q *Queries) SaveBatchEntry(ctx context.Context, arg SaveBatchEntryParams) 
 }
 
 const stopBatchReviews = `-- name: StopBatchReviews :execrows
+WITH target AS (
+    SELECT t.id FROM reviews t WHERE t.batch_id = $1::uuid AND t.status IN ('queued', 'running')
+    ORDER BY t.id FOR UPDATE)
 UPDATE reviews SET status = 'failed', finished_at = now(),
-       error = 'cancelled with its batch (was ' || status || ' in stage ' || stage || ')'
-WHERE batch_id = $1::uuid AND status IN ('queued', 'running')
+       error = 'cancelled with its batch (was ' || reviews.status || ' in stage ' || reviews.stage || ')'
+FROM target
+WHERE reviews.id = target.id AND reviews.status IN ('queued', 'running')
 `
 
+// The rows are locked in id order first (lockorder.go).
 func (q *Queries) StopBatchReviews(ctx context.Context, batchID string) (int64, error) {
 	result, err := q.db.Exec(ctx, stopBatchReviews, batchID)
 	if err != nil {

@@ -13,8 +13,13 @@ import (
 )
 
 const abandonStartedCalls = `-- name: AbandonStartedCalls :exec
+WITH target AS (
+    SELECT t.id FROM llm_calls t
+    WHERE t.review_id = $1 AND t.stage = $2 AND t.item_key = $3 AND t.status = 'started'
+    ORDER BY t.id FOR UPDATE)
 UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'started'
+FROM target
+WHERE llm_calls.id = target.id AND llm_calls.status = 'started'
 `
 
 type AbandonStartedCallsParams struct {
@@ -23,6 +28,7 @@ type AbandonStartedCallsParams struct {
 	ItemKey  string
 }
 
+// The rows are locked in id order first (lockorder.go).
 func (q *Queries) AbandonStartedCalls(ctx context.Context, arg AbandonStartedCallsParams) error {
 	_, err := q.db.Exec(ctx, abandonStartedCalls, arg.ReviewID, arg.Stage, arg.ItemKey)
 	return err

@@ -67,6 +67,11 @@ type CopyItemsParams struct {
 }
 
 const failExpiredReviews = `-- name: FailExpiredReviews :many
+WITH target AS (
+    SELECT t.id FROM reviews t
+    WHERE t.status IN ('queued', 'running') AND t.deadline_at < now()
+      AND ($1::text = '' OR t.id::text = $1::text)
+    ORDER BY t.id FOR UPDATE)
 UPDATE reviews SET status = 'failed', finished_at = now(),
        failed_items = (SELECT count(*) FROM stage_items i WHERE i.review_id = reviews.id AND i.status = 'failed'),
        error = format('review deadline passed at %s while in stage %s (%s pending items)%s',
@@ -77,10 +82,12 @@ UPDATE reviews SET status = 'failed', finished_at = now(),
                          WHERE i.review_id = reviews.id AND i.stage = reviews.stage
                            AND i.status = 'pending' AND i.error <> ''
                          ORDER BY i.updated_at DESC LIMIT 1), ''))
-WHERE status IN ('queued', 'running') AND deadline_at < now() AND ($1::text = '' OR id::text = $1::text)
-RETURNING id
+FROM target
+WHERE reviews.id = target.id AND reviews.status IN ('queued', 'running') AND reviews.deadline_at < now()
+RETURNING reviews.id
 `
 
+// The rows are locked in id order first (lockorder.go).
 func (q *Queries) FailExpiredReviews(ctx context.Context, onlyReview string) ([]string, error) {
 	rows, err := q.db.Query(ctx, failExpiredReviews, onlyReview)
 	if err != nil {
@@ -326,8 +333,13 @@ func (q *Queries) LockItem(ctx context.Context, arg LockItemParams) (LockItemRow
 }
 
 const markEnqueued = `-- name: MarkEnqueued :exec
+WITH target AS (
+    SELECT t.item_key FROM stage_items t
+    WHERE t.review_id = $1 AND t.stage = $2 AND t.item_key = ANY($3::text[])
+    ORDER BY t.item_key COLLATE "C" FOR UPDATE)
 UPDATE stage_items SET enqueued_at = now()
-WHERE review_id = $1 AND stage = $2 AND item_key = ANY($3::text[])
+FROM target
+WHERE stage_items.review_id = $1 AND stage_items.stage = $2 AND stage_items.item_key = target.item_key
 `
 
 type MarkEnqueuedParams struct {
@@ -336,6 +348,7 @@ type MarkEnqueuedParams struct {
 	Keys     []string
 }
 
+// The rows are locked in key order first (lockorder.go).
 func (q *Queries) MarkEnqueued(ctx context.Context, arg MarkEnqueuedParams) error {
 	_, err := q.db.Exec(ctx, markEnqueued, arg.ReviewID, arg.Stage, arg.Keys)
 	return err
@@ -348,7 +361,7 @@ WITH target AS (
 	JOIN (SELECT unnest($1::uuid[]) AS review_id, unnest($2::text[]) AS stage,
 	             unnest($3::text[]) AS item_key) u
 	  ON i.review_id = u.review_id AND i.stage = u.stage AND i.item_key = u.item_key
-	ORDER BY i.review_id, i.stage, i.item_key
+	ORDER BY i.review_id, i.stage COLLATE "C", i.item_key COLLATE "C"
 	FOR UPDATE OF i)
 UPDATE stage_items i SET enqueued_at = now()
 FROM target t

@@ -1,0 +1,34 @@
+package bulk
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reviewfleet/reviewfleet/store"
+)
+
+// While the provider asks the fleet to wait, the batch line says so and
+// its ETA is at least the wait: a batch stalled for 28 s never shows an
+// ETA of 5 s.
+func TestQuotaWaitShowsOnTheLineAndInTheETA(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	started := now.Add(-10 * time.Second)
+	p := store.BatchProgress{Reviews: 12, Done: 10, Running: 2, FirstStarted: &started} // 1 s per review: ETA 2 s
+	plain := Line(store.Batch{}, p, now)
+	if !strings.HasSuffix(plain, " · ETA 2s") {
+		t.Fatalf("line %q: want an ETA of 2s without a wait", plain)
+	}
+	line := withQuotaWait(plain, p, now, 28*time.Second)
+	if !strings.Contains(line, " · ETA 30s · ") || !strings.HasSuffix(line, "waiting for the provider's quota, resumes in 28 s") {
+		t.Fatalf("line %q: want the 28 s wait in the ETA and said", line)
+	}
+	if strings.Count(line, "ETA") != 1 {
+		t.Fatalf("line %q shows two ETAs", line)
+	}
+	// A pause under a second is the pacing at work, not worth a word.
+	if got := withQuotaWait(plain, p, now, 300*time.Millisecond); got != plain {
+		t.Fatalf("line %q for a 300ms pause, want it unchanged", got)
+	}
+}
