@@ -31,7 +31,7 @@ func feedbackSyncer(a *app.App) *feedback.Syncer {
 // the reactions, replies and merges on the reviews posted.
 func cmdFeedback(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "usage: reviewfleet feedback sync [--repo OWNER/REPO]")
+		fmt.Fprint(stdout, commandHelp["feedback"])
 		return nil
 	}
 	if len(args) == 0 || args[0] != "sync" {
@@ -159,7 +159,7 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 func cmdLearnings(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const use = "usage: reviewfleet learnings list [--repo R] | show FINGERPRINT [--repo R] | disable FINGERPRINT --repo R [--note TEXT] [--enable] | export --repo R"
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(stdout, use)
+		fmt.Fprint(stdout, commandHelp["learnings"])
 		return nil
 	}
 	if len(args) == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 )
 
 // commandHelp is what `reviewfleet COMMAND --help` says before its flags:
@@ -71,6 +72,31 @@ Subcommands:
   cancel ID                                stop the batch: queued reviews never start, running ones stop
 `,
 	"recording": recordingUsage,
+	"feedback": `usage: reviewfleet feedback sync [--repo OWNER/REPO]
+
+Subcommands:
+  sync [--repo R]   read the reactions, replies, resolved threads and merges on the reviews this
+                    fleet posted (every repository, or one), in one bounded pass that resumes
+                    where the last one stopped and stops early when GitHub's rate limit runs low
+`,
+	"feedback sync": `usage: reviewfleet feedback sync [--repo OWNER/REPO]
+
+Reads the reactions, replies, resolved threads and merges on the reviews this fleet posted, into
+finding_feedback. Bounded per repository and resumable; needs GITHUB_TOKEN or a GitHub App.
+`,
+	"quality": `usage: reviewfleet quality [--repo R] [--since 30d] [--format table|json]
+
+Prints how the posted findings ended (resolved, dismissed, acknowledged, open) and the resolution
+rate (resolved findings of merged pull requests) per repository and risk type.
+`,
+	"learnings": `usage: reviewfleet learnings SUBCOMMAND [flags]
+
+Subcommands:
+  list [--repo R]                          what dismissals taught, per repository
+  show FINGERPRINT [--repo R]              one learning with the feedback behind it
+  disable FINGERPRINT --repo R [--note T]  stop applying it (--enable switches it back on)
+  export --repo R                          write .reviewfleet.yaml instructions a team can adopt
+`,
 	"prune": `usage: reviewfleet prune --older-than AGE [--keep-verdicts] [--batch-size N] [--dry-run]
 
 Deletes prompts, replies and reviews older than AGE (e.g. 90d; default retention.older_than). Running
@@ -101,13 +127,20 @@ var subcommands = map[string][]string{
 	"config":    {"keys"},
 	"eval":      {"import"},
 	"recording": {"export"},
+	"feedback":  {"sync"},
+	"learnings": {"list", "show", "disable", "export"},
 }
 
 // setHelp makes fs print the command's help, its flags and then trailer.
 func setHelp(fs *flag.FlagSet, name, trailer string) {
 	text, ok := commandHelp[name]
 	if !ok {
-		return
+		// A subcommand without a text of its own shares its command's,
+		// which lists every subcommand.
+		parent, _, sub := strings.Cut(name, " ")
+		if text, ok = commandHelp[parent]; !ok || !sub {
+			return
+		}
 	}
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), text)
