@@ -155,7 +155,7 @@ func drawStacked(title string, data map[time.Time]map[string]int, format string,
 		}
 		ch.Max = max(ch.Max, t)
 	}
-	slot := (chartW - 40) / len(keys)
+	slot := min((chartW-40)/len(keys), 48) // a few periods are not drawn as walls
 	w := max(slot-4, 2)
 	for i, k := range keys {
 		b := bar{X: 40 + i*slot, W: w, Label: k.Format(format)}
