@@ -151,43 +151,75 @@ type batchRow struct {
 	P                        progress
 }
 
-// progressSQL counts the reviews linked to batch b.id (an entry linked to
-// an earlier identical review counts with it, and costs this batch nothing).
+const batchColumns = `SELECT b.id::text, b.name, b.source, b.status, b.labels::text, b.max_running, b.created_at,
+	b.submitted_at, b.cancelled_at, b.entries, b.submit_errors FROM batches b`
+
+// progressSQL counts the reviews linked to the batches $1 in one pass (an
+// entry linked to an earlier identical review counts with it, and costs
+// its batch nothing): one join over all the page's batches, not one per
+// batch.
 const progressSQL = `
-	SELECT count(*), count(*) FILTER (WHERE r.status = 'queued'), count(*) FILTER (WHERE r.status = 'running'),
+	SELECT e.batch_id::text, count(*), count(*) FILTER (WHERE r.status = 'queued'), count(*) FILTER (WHERE r.status = 'running'),
 	       count(*) FILTER (WHERE r.status = 'done'), count(*) FILTER (WHERE r.status = 'failed'),
 	       coalesce(sum(r.llm_calls) FILTER (WHERE NOT e.duplicate), 0),
 	       coalesce(sum(r.cost) FILTER (WHERE NOT e.duplicate), 0),
 	       min(r.started_at), max(r.finished_at)
-	FROM (SELECT DISTINCT ON (review_id) review_id, duplicate FROM batch_reviews
-	      WHERE batch_id = b.id AND review_id IS NOT NULL ORDER BY review_id, duplicate) e
-	JOIN reviews r ON r.id = e.review_id`
+	FROM (SELECT DISTINCT ON (batch_id, review_id) batch_id, review_id, duplicate FROM batch_reviews
+	      WHERE batch_id = ANY($1::uuid[]) AND review_id IS NOT NULL ORDER BY batch_id, review_id, duplicate) e
+	JOIN reviews r ON r.id = e.review_id
+	GROUP BY e.batch_id`
 
-const batchRowSQL = `SELECT b.id::text, b.name, b.source, b.status, b.labels::text, b.max_running, b.created_at,
-	b.submitted_at, b.cancelled_at, b.entries, b.submit_errors,
-	p.reviews, p.queued, p.running, p.done, p.failed, p.calls, p.cost, p.first, p.last
-	FROM batches b CROSS JOIN LATERAL (` + progressSQL + `) AS p(reviews, queued, running, done, failed, calls, cost, first, last)`
-
-func (c *Console) scanBatches(rows pgx.Rows, err error) ([]batchRow, error) {
+func (c *Console) scanBatches(ctx context.Context, rows pgx.Rows, err error) ([]batchRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []batchRow
-	now := c.opts.Now()
 	for rows.Next() {
 		var b batchRow
 		var labels string
 		if err := rows.Scan(&b.ID, &b.Name, &b.Source, &b.Status, &labels, &b.MaxRunning, &b.CreatedAt, &b.SubmittedAt,
-			&b.CancelledAt, &b.P.Entries, &b.P.SubmitErrors, &b.P.Reviews, &b.P.Queued, &b.P.Running, &b.P.Done,
-			&b.P.Failed, &b.P.LLMCalls, &b.P.Cost, &b.P.FirstStarted, &b.P.LastFinished); err != nil {
+			&b.CancelledAt, &b.P.Entries, &b.P.SubmitErrors); err != nil {
+			rows.Close()
 			return nil, err
 		}
 		_ = json.Unmarshal([]byte(labels), &b.Labels)
-		b.P.estimate(now)
 		out = append(out, b)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]string, len(out))
+	byID := map[string]*batchRow{}
+	for i := range out {
+		ids[i] = out[i].ID
+		byID[out[i].ID] = &out[i]
+	}
+	prows, err := c.opts.DB.Query(ctx, progressSQL, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var id string
+		var p progress
+		if err := prows.Scan(&id, &p.Reviews, &p.Queued, &p.Running, &p.Done, &p.Failed, &p.LLMCalls, &p.Cost,
+			&p.FirstStarted, &p.LastFinished); err != nil {
+			return nil, err
+		}
+		if b := byID[id]; b != nil {
+			p.Entries, p.SubmitErrors = b.P.Entries, b.P.SubmitErrors
+			b.P = p
+		}
+	}
+	if err := prows.Err(); err != nil {
+		return nil, err
+	}
+	now := c.opts.Now()
+	for i := range out {
+		out[i].P.estimate(now)
+	}
+	return out, nil
 }
 
 // listBatches pages through the batches, newest first.
@@ -195,12 +227,12 @@ func (c *Console) listBatches(ctx context.Context, before cursor, limit int) ([]
 	var rows pgx.Rows
 	var err error
 	if before.ID == "" {
-		rows, err = c.opts.DB.Query(ctx, batchRowSQL+` ORDER BY b.created_at DESC, b.id DESC LIMIT $1`, limit)
+		rows, err = c.opts.DB.Query(ctx, batchColumns+` ORDER BY b.created_at DESC, b.id DESC LIMIT $1`, limit)
 	} else {
-		rows, err = c.opts.DB.Query(ctx, batchRowSQL+` WHERE (b.created_at, b.id) < ($1, $2::uuid)
+		rows, err = c.opts.DB.Query(ctx, batchColumns+` WHERE (b.created_at, b.id) < ($1, $2::uuid)
 			ORDER BY b.created_at DESC, b.id DESC LIMIT $3`, before.At, before.ID, limit)
 	}
-	out, err := c.scanBatches(rows, err)
+	out, err := c.scanBatches(ctx, rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("list batches: %w", err)
 	}
@@ -208,7 +240,8 @@ func (c *Console) listBatches(ctx context.Context, before cursor, limit int) ([]
 }
 
 func (c *Console) getBatch(ctx context.Context, id string) (batchRow, error) {
-	out, err := c.scanBatches(c.opts.DB.Query(ctx, batchRowSQL+` WHERE b.id = $1::uuid`, id))
+	rows, err := c.opts.DB.Query(ctx, batchColumns+` WHERE b.id = $1::uuid`, id)
+	out, err := c.scanBatches(ctx, rows, err)
 	if err != nil {
 		return batchRow{}, fmt.Errorf("load batch %s: %w", id, err)
 	}
@@ -228,16 +261,19 @@ type repoSummary struct {
 
 func (c *Console) batchRepos(ctx context.Context, id string) ([]repoSummary, error) {
 	rows, err := c.opts.DB.Query(ctx, `
-		WITH e AS (
+		WITH e AS MATERIALIZED (
 		    SELECT DISTINCT ON (review_id) review_id, repo, duplicate FROM batch_reviews
-		    WHERE batch_id = $1::uuid AND review_id IS NOT NULL ORDER BY review_id, duplicate)
+		    WHERE batch_id = $1::uuid AND review_id IS NOT NULL ORDER BY review_id, duplicate),
+		sev AS (
+		    SELECT e.repo, f.severity, count(*) AS n
+		    FROM e JOIN findings f ON f.review_id = e.review_id AND f.status = 'active'
+		    GROUP BY e.repo, f.severity),
+		sevs AS (SELECT repo, json_object_agg(severity, n)::text AS by_severity FROM sev GROUP BY repo)
 		SELECT e.repo, count(*), count(*) FILTER (WHERE r.status = 'done'), count(*) FILTER (WHERE r.status = 'failed'),
 		       count(*) FILTER (WHERE r.status IN ('queued', 'running')),
 		       coalesce(sum(r.cost) FILTER (WHERE NOT e.duplicate), 0),
-		       coalesce((SELECT json_object_agg(s.severity, s.n)::text FROM (
-		           SELECT f.severity, count(*) AS n FROM e e2 JOIN findings f ON f.review_id = e2.review_id AND f.status = 'active'
-		           WHERE e2.repo = e.repo GROUP BY f.severity) s), '{}')
-		FROM e JOIN reviews r ON r.id = e.review_id
+		       coalesce(min(s.by_severity), '{}')
+		FROM e JOIN reviews r ON r.id = e.review_id LEFT JOIN sevs s ON s.repo = e.repo
 		GROUP BY e.repo ORDER BY e.repo LIMIT 1000`, id)
 	if err != nil {
 		return nil, fmt.Errorf("summarise batch %s by repository: %w", id, err)

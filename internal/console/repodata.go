@@ -197,30 +197,52 @@ func (c *Console) search(ctx context.Context, in, q string) ([]searchHit, error)
 			out = append(out, h)
 		}
 		return out, rows.Err()
-	case "file", "text":
-		cond := `f.file LIKE $1 || '%'`
-		arg := likePrefix(q)
-		if in == "text" {
-			cond, arg = `to_tsvector('simple', f.description) @@ plainto_tsquery('simple', $1)`, q
-		}
-		rows, err := c.opts.DB.Query(ctx, `SELECT r.repo, r.id::text, f.id, f.file, f.line_start, f.severity, f.risk_type,
-			left(f.description, 300), f.status, r.created_at
-			FROM findings f JOIN reviews r ON r.id = f.review_id
-			WHERE `+cond+` ORDER BY f.id DESC LIMIT $2`, arg, searchLimit)
-		if err != nil {
+	case "file":
+		return c.searchFindings(ctx, `f.file LIKE $1 || '%'`, likePrefix(q), 0, 0)
+	case "text":
+		// Newest findings first, in growing windows of ids: a common word
+		// is found among the newest rows without visiting every match in
+		// the table, a rare one after a few more index scans.
+		var top int64
+		if err := c.opts.DB.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM findings`).Scan(&top); err != nil {
 			return nil, fmt.Errorf("search findings: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			h := searchHit{Kind: "finding"}
-			if err := rows.Scan(&h.Repo, &h.ReviewID, &h.FindingID, &h.File, &h.Line, &h.Severity, &h.RiskType, &h.Text, &h.Status, &h.Last); err != nil {
-				return nil, fmt.Errorf("search findings: %w", err)
+		cond := `to_tsvector('simple', f.description) @@ plainto_tsquery('simple', $1)`
+		hi := top + 1
+		for width := int64(20000); hi > 0 && len(out) < searchLimit; width *= 8 {
+			lo := max(hi-width, 0)
+			hits, err := c.searchFindings(ctx, cond, q, lo, hi)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, h)
+			out = append(out, hits[:min(len(hits), searchLimit-len(out))]...)
+			hi = lo
 		}
-		return out, rows.Err()
+		return out, nil
 	}
 	return nil, fmt.Errorf("search in %q: want repo, pr, file or text", in)
+}
+
+// searchFindings lists the newest findings matching cond (on $1), with
+// ids in [lo, hi) when hi > 0.
+func (c *Console) searchFindings(ctx context.Context, cond, arg string, lo, hi int64) ([]searchHit, error) {
+	rows, err := c.opts.DB.Query(ctx, `SELECT r.repo, r.id::text, f.id, f.file, f.line_start, f.severity, f.risk_type,
+		left(f.description, 300), f.status, r.created_at
+		FROM findings f JOIN reviews r ON r.id = f.review_id
+		WHERE `+cond+` AND ($3 = 0 OR (f.id >= $2 AND f.id < $3)) ORDER BY f.id DESC LIMIT $4`, arg, lo, hi, searchLimit)
+	if err != nil {
+		return nil, fmt.Errorf("search findings: %w", err)
+	}
+	defer rows.Close()
+	var out []searchHit
+	for rows.Next() {
+		h := searchHit{Kind: "finding"}
+		if err := rows.Scan(&h.Repo, &h.ReviewID, &h.FindingID, &h.File, &h.Line, &h.Severity, &h.RiskType, &h.Text, &h.Status, &h.Last); err != nil {
+			return nil, fmt.Errorf("search findings: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // prQuery reads "42", "#42", "org/app#42" or "org/app".
