@@ -4,10 +4,9 @@
 -- and a read-only role, reviewfleet_console, that may read what the pages
 -- show and nothing else (see docs/console.md).
 
--- Keyset pagination of the review lists: newest first, ties broken by id.
-CREATE INDEX reviews_created_id_idx ON reviews (created_at DESC, id DESC);
--- A batch's reviews in creation order, and the newest review of a repository.
-CREATE INDEX reviews_batch_created_idx ON reviews (batch_id, created_at DESC, id DESC) WHERE batch_id IS NOT NULL;
+-- Keyset pagination of the review lists (newest first, ties broken by id)
+-- walks reviews_created_idx (00012) and sorts the rare ties; a repository's
+-- reviews walk reviews_repo_idx (00001).
 -- Throughput over the last hour and recent failures on the fleet page.
 CREATE INDEX reviews_finished_idx ON reviews (finished_at) WHERE finished_at IS NOT NULL;
 CREATE INDEX llm_calls_created_idx ON llm_calls (created_at);
@@ -70,5 +69,3 @@ DROP INDEX IF EXISTS batches_created_id_idx;
 DROP INDEX IF EXISTS stage_items_failed_idx;
 DROP INDEX IF EXISTS llm_calls_created_idx;
 DROP INDEX IF EXISTS reviews_finished_idx;
-DROP INDEX IF EXISTS reviews_batch_created_idx;
-DROP INDEX IF EXISTS reviews_created_id_idx;
