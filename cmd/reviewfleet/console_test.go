@@ -6,10 +6,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/syncio"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 )
 
@@ -73,5 +75,58 @@ func TestConsoleCommandServes(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("with the token: %d, want 200", resp.StatusCode)
+	}
+}
+
+// serve starts the console on a listener of its own when a sign-in is
+// configured: the webhook port does not serve it, and the console port
+// serves neither the webhook nor anything without the token.
+func TestServeStartsTheConsoleOnItsOwnPort(t *testing.T) {
+	t.Parallel()
+	env := testEnv{}
+	for k, v := range map[string]string{
+		"DATABASE_URL": testenv.IsolatedSchema(t), "REDIS_URL": testenv.RedisURL(t),
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "unused",
+		"GITHUB_WEBHOOK_SECRET":          "s3cret",
+		"REVIEWFLEET_WEBHOOK_ADDR":       "127.0.0.1:0",
+		"REVIEWFLEET_WEBHOOK_ADMIN_ADDR": "",
+		"REVIEWFLEET_CONSOLE_ADDR":       "127.0.0.1:0",
+		"REVIEWFLEET_CONSOLE_TOKEN":      "serve-console-token-0123",
+	} {
+		env[k] = v
+	}
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncio.Buffer
+	done := make(chan error, 1)
+	go func() { done <- run(env.context(ctx), []string{"serve"}, &out, &errOut) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	public := waitForLine(t, &out, regexp.MustCompile(`webhooks on http://([^/\s]+)/webhook`), done)
+	console := waitForLine(t, &out, regexp.MustCompile(`console on http://([^/\s]+)/`), done)
+	if code, _ := serveGet(t, "http://"+public+"/"); code != http.StatusNotFound {
+		t.Errorf("webhook port /: %d, want 404 (no console there)", code)
+	}
+	if code, _ := serveGet(t, "http://"+console+"/reviews"); code != http.StatusUnauthorized {
+		t.Errorf("console port without the token: %d, want 401", code)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+console+"/reviews", nil)
+	req.Header.Set("Authorization", "Bearer serve-console-token-0123")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("console port with the token: %d, want 200", resp.StatusCode)
+	}
+	if code, _ := serveGet(t, "http://"+console+"/webhook"); code == http.StatusOK || code == http.StatusAccepted {
+		t.Errorf("console port /webhook: %d, want no webhook there", code)
 	}
 }
