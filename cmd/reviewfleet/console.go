@@ -66,6 +66,10 @@ func serveConsole(ctx context.Context, cfg config.Config, dsn string, ln net.Lis
 	if cfg.RedisURL == "" {
 		fmt.Fprintln(stderr, "console: no REDIS_URL: the fleet page shows no workers or queues, and /queues is off")
 	}
-	fmt.Fprintf(stdout, "console on http://%s/\n", ln.Addr())
-	return console.Serve(ctx, ln, c)
+	scheme := "http"
+	if cfg.Console.TLSCertFile != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(stdout, "console on %s://%s/\n", scheme, ln.Addr())
+	return console.Serve(ctx, ln, c, cfg.Console.TLSCertFile, cfg.Console.TLSKeyFile)
 }

@@ -38,6 +38,11 @@ type Console struct {
 	AdminUsers []string `yaml:"admin_users"`
 	// SessionTTL is how long a session cookie lasts (default 12h).
 	SessionTTL time.Duration `yaml:"session_ttl"`
+	// TLSCertFile and TLSKeyFile serve https with this certificate and
+	// key (PEM; default empty: plain http, for a TLS-terminating proxy in
+	// front). Session cookies are marked Secure over TLS.
+	TLSCertFile string `yaml:"tls_cert_file"`
+	TLSKeyFile  string `yaml:"tls_key_file"`
 }
 
 // DefaultConsoleAddr is console.addr's default: the loopback interface,
@@ -87,6 +92,9 @@ func (c Console) validate(bad func(key, format string, args ...any)) {
 	}
 	if c.ProxyUserHeader != "" && len(c.TrustedProxies) == 0 {
 		bad("console.proxy_user_header", "needs console.trusted_proxies: otherwise anyone could name themselves in the header")
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		bad("console.tls_cert_file", "console.tls_cert_file and console.tls_key_file go together")
 	}
 	if c.SessionTTL <= 0 {
 		bad("console.session_ttl", "must be positive, got %s", c.SessionTTL)

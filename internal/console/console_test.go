@@ -294,3 +294,44 @@ func TestTrustedProxyHeader(t *testing.T) {
 		}
 	}
 }
+
+// The session cookie is Secure when the browser came over TLS: directly,
+// or through a trusted proxy that says so. An untrusted peer's
+// X-Forwarded-Proto changes nothing.
+func TestSessionCookieSecureOverTLS(t *testing.T) {
+	s := seed(t, func(o *console.Options) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+		o.ProxyUserHeader = "X-Forwarded-User"
+	})
+	tlsSrv := httptest.NewTLSServer(s.srv.Config.Handler)
+	t.Cleanup(tlsSrv.Close)
+	untrusted := seed(t, nil)
+	for _, tc := range []struct {
+		name, url string
+		client    *http.Client
+		proto     string
+		secure    bool
+	}{
+		{"plain http", s.srv.URL, http.DefaultClient, "", false},
+		{"https", tlsSrv.URL, tlsSrv.Client(), "", true},
+		{"trusted proxy, https", s.srv.URL, http.DefaultClient, "https", true},
+		{"untrusted peer claiming https", untrusted.srv.URL, http.DefaultClient, "https", false},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, tc.url+"/login", strings.NewReader(url.Values{"token": {viewerToken}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tc.proto != "" {
+			req.Header.Set("X-Forwarded-Proto", tc.proto)
+		}
+		client := *tc.client
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		ck := resp.Header.Get("Set-Cookie")
+		if ck == "" || strings.Contains(ck, "Secure") != tc.secure {
+			t.Errorf("%s: cookie %q, want Secure=%v", tc.name, ck, tc.secure)
+		}
+	}
+}

@@ -119,11 +119,18 @@ func Open(ctx context.Context, cfg config.Config, dsn string, log *slog.Logger) 
 	return f, nil
 }
 
-// Serve serves the console on ln until ctx ends, then shuts down.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+// Serve serves the console on ln until ctx ends, then shuts down; over
+// https when certFile and keyFile are given.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, certFile, keyFile string) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if certFile != "" {
+			errc <- srv.ServeTLS(ln, certFile, keyFile)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
