@@ -317,6 +317,14 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("searching for \"lock\" did not find the finding in store.go: %q", text)
 		}
 		b.screenshot(t, shots, "search")
+		// The queue monitor runs its own application under the same
+		// session; its shell fills #root only when its scripts ran.
+		b.do(t, "queue monitor", chromedp.Navigate(srv.URL+"/queues/"))
+		if n := get(t, b, "queue monitor renders", chromedp.Poll[int](`document.querySelector('#root') && document.querySelector('#root').children.length`,
+			chromedp.WithPollingTimeout(20*time.Second))); n == 0 {
+			t.Error("the queue monitor did not render")
+		}
+		b.screenshot(t, shots, "queues")
 		b.noDialogs(t)
 	})
 }
