@@ -223,13 +223,22 @@ func (c *Console) csrfOK(r *http.Request, p principal) bool {
 	if p.Via == "bearer" {
 		return true
 	}
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
-	default:
+	if !sameSite(r) {
 		return false
 	}
 	got := r.PostFormValue("csrf")
 	return p.CSRF != "" && hmac.Equal([]byte(got), []byte(p.CSRF))
+}
+
+// sameSite reports whether a browser says the request came from this site
+// (or from no site: typed, bookmarked); browsers that do not say are let
+// through, the form token still guards the writes.
+func sameSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
 }
 
 func (c *Console) refuse(w http.ResponseWriter, r *http.Request) {
@@ -264,6 +273,12 @@ func (c *Console) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // login exchanges a token for a session cookie.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if !sameSite(r) {
+		// A form on another site must not sign a browser into a session
+		// of someone else's token.
+		http.Error(w, "refused: the sign-in came from another site", http.StatusForbidden)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	next := localPath(r.PostFormValue("next"))
 	role := ""

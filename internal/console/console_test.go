@@ -204,6 +204,17 @@ func TestSessionCookie(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
 		t.Fatalf("a wrong token: %d with cookies %v", resp.StatusCode, resp.Cookies())
 	}
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/login", strings.NewReader(url.Values{"token": {viewerToken}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+		t.Fatalf("a sign-in from another site: %d with cookies %v, want 403 and none", resp.StatusCode, resp.Cookies())
+	}
 	client := signIn(t, s, viewerToken)
 	if resp, _ := fetch(t, client, s.srv.URL+"/reviews/"+reviewID, nil); resp.StatusCode != http.StatusOK {
 		t.Fatalf("with the session: %d", resp.StatusCode)
