@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -42,7 +41,6 @@ var funcs = template.FuncMap{
 		}
 		return "—"
 	},
-	"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"dur": func(d time.Duration) string {
 		if d <= 0 {
 			return "—"
@@ -56,11 +54,8 @@ var funcs = template.FuncMap{
 		return (time.Duration(n) * time.Millisecond).Round(time.Millisecond).String()
 	},
 	"usd":   fmtUSD,
-	"pct":   func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) },
 	"conf":  func(x float64) string { return fmt.Sprintf("%.2f", x) },
 	"short": func(s string) string { return shorten(s, 12) },
-	"q":     url.QueryEscape,
-	"path":  url.PathEscape,
 	"lines": func(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") },
 	"diffClass": func(line string) string {
 		switch {
