@@ -72,6 +72,12 @@ Subcommands:
   cancel ID                                stop the batch: queued reviews never start, running ones stop
 `,
 	"recording": recordingUsage,
+	"console": `usage: reviewfleet console [--addr HOST:PORT]
+
+Serves the read-only web console: batches, reviews with their findings and verdict trails,
+repositories, search, the fleet's workers and queues, and the queue monitor at /queues. Nothing is
+served without a sign-in: console.token (REVIEWFLEET_CONSOLE_TOKEN) or a trusted proxy's user header.
+`,
 	"feedback": `usage: reviewfleet feedback sync [--repo OWNER/REPO]
 
 Subcommands:

@@ -15,7 +15,7 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 		{}, {"review"}, {"status"}, {"report"}, {"bulk"}, {"batch"}, {"batch", "list"}, {"batch", "status"},
 		{"worker"}, {"scheduler"}, {"migrate"}, {"prompts"}, {"prompts", "stats"}, {"config"}, {"config", "keys"},
 		{"local"}, {"local", "stop"}, {"local", "psql"}, {"eval"}, {"eval", "import"},
-		{"prune"},
+		{"prune"}, {"console"},
 	}
 	for _, c := range cmds {
 		for _, h := range []string{"-h", "--help"} {

@@ -63,6 +63,7 @@ Usage:
   reviewfleet review   --pr https://HOST/OWNER/REPO/pull/N [--post]   review a GitHub pull request (GITHUB_TOKEN)
   reviewfleet post     REVIEW_ID              post a review on its pull request (one review per head; re-posting updates it)
   reviewfleet serve                           receive GitHub pull_request webhooks and submit their reviews (webhook:)
+  reviewfleet console  [--addr HOST:PORT]     read-only web console: batches, reviews, findings, fleet (console:)
   reviewfleet review   --demo                 review a bundled sample offline (recorded LLM exchange)
   reviewfleet review   --replay ID|FILE       re-run a recorded review offline (no model is called)
   reviewfleet recording export ID > FILE     write a review's recording for --replay
@@ -105,6 +106,7 @@ func commands() map[string]func(context.Context, []string, io.Writer, io.Writer)
 		"post":      cmdPost, "serve": cmdServe,
 		"eval":     cmdEval,
 		"feedback": cmdFeedback, "quality": cmdQuality, "learnings": cmdLearnings,
+		"console": cmdConsole,
 	}
 }
 

@@ -79,6 +79,23 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = proc.Run(procCtx) }()
+	if a.Cfg.Console.Enabled() {
+		// The console on a listener of its own: the webhook port faces
+		// GitHub, the console only the people who read the reviews.
+		cln, err := net.Listen("tcp", a.Cfg.Console.Addr)
+		if err != nil {
+			stopProc()
+			wg.Wait()
+			return fmt.Errorf("listen for the console on %s: %w", a.Cfg.Console.Addr, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serveConsole(procCtx, a.Cfg, "", cln, stdout, stderr); err != nil {
+				fmt.Fprintf(stderr, "serve: console stopped: %v\n", err)
+			}
+		}()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

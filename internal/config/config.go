@@ -43,6 +43,7 @@ type Config struct {
 	Bulk      Bulk      `yaml:"bulk"`
 	GitHub    GitHub    `yaml:"github"`
 	Webhook   Webhook   `yaml:"webhook"`
+	Console   Console   `yaml:"console"`
 	// Evaluation configures `reviewfleet eval`.
 	Evaluation Evaluation `yaml:"evaluation"`
 	Retention  Retention  `yaml:"retention"`
@@ -515,6 +516,7 @@ func Default() Config {
 		GitHub:    GitHub{APIURL: "https://api.github.com/", MaxRetries: 3, MaxRetryWait: time.Minute},
 		Webhook: Webhook{Addr: ":8090", IgnorePaths: []string{}, AdminAddr: DefaultWebhookAdminAddr,
 			MaxBodyBytes: 25 << 20, ReadConcurrency: 4, MinBodyRate: 2 << 20, ReplayWindow: 72 * time.Hour},
+		Console: defaultConsole(),
 
 		Evaluation: Evaluation{Window: 3},
 		Retention:  Retention{OlderThan: "90d", BatchSize: 1000},

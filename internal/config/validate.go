@@ -58,6 +58,7 @@ func (c Config) Validate() error {
 	positive("scheduler.batch_size", c.Scheduler.BatchSize)
 	positive("scheduler.enqueue_parallelism", c.Scheduler.EnqueueParallelism)
 	positive("webhook.read_concurrency", c.Webhook.ReadConcurrency)
+	c.Console.validate(bad)
 	if c.Webhook.MinBodyRate <= 0 {
 		bad("webhook.min_body_rate", "must be positive (bytes a second), got %d", c.Webhook.MinBodyRate)
 	}
