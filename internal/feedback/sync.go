@@ -97,7 +97,7 @@ func (s *Syncer) SyncPR(ctx context.Context, pr store.PullRequestRef, source str
 		}
 		// A comment posted before its post was linked to it (or whose
 		// record lost the link) is found by the fingerprint it carries.
-		if p, ok := byFingerprint[fingerprintIn(c.GetBody())]; ok && p.CommentID == 0 {
+		if p, ok := byFingerprint[FingerprintIn(c.GetBody())]; ok && p.CommentID == 0 {
 			p.CommentID, p.GitHubReviewID = c.GetID(), c.GetPullRequestReviewID()
 			byComment[p.CommentID] = p
 			late = append(late, p)
@@ -439,22 +439,6 @@ func shortSHA(s string) string {
 		return s[:12]
 	}
 	return s
-}
-
-// fingerprintIn returns the fingerprint a bot comment is tagged with
-// (see internal/publish), or "".
-func fingerprintIn(body string) string {
-	const open = "<!-- reviewfleet:finding:"
-	i := strings.Index(body, open)
-	if i < 0 {
-		return ""
-	}
-	rest := body[i+len(open):]
-	j := strings.Index(rest, " -->")
-	if j < 0 {
-		return ""
-	}
-	return rest[:j]
 }
 
 // MaxRelated bounds the other pull requests SyncBeforePost reads.

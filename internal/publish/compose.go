@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewfleet/reviewfleet/internal/diff"
+	"github.com/reviewfleet/reviewfleet/internal/feedback"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -15,24 +16,6 @@ import (
 // pull request at a head commit, so a re-run finds it even when the
 // database forgot it.
 func Marker(headSHA string) string { return "<!-- reviewfleet:" + headSHA + " -->" }
-
-// findingMarker tags an inline comment with its finding's fingerprint.
-func findingMarker(fp string) string { return "<!-- reviewfleet:finding:" + fp + " -->" }
-
-// fingerprintIn returns the fingerprint tagged in a comment's body, or "".
-func fingerprintIn(body string) string {
-	const open = "<!-- reviewfleet:finding:"
-	i := strings.Index(body, open)
-	if i < 0 {
-		return ""
-	}
-	rest := body[i+len(open):]
-	j := strings.Index(rest, " -->")
-	if j < 0 {
-		return ""
-	}
-	return rest[:j]
-}
 
 // Inline is an inline comment to post.
 type Inline struct {
@@ -95,7 +78,7 @@ func MakePlan(findings []render.Finding, anchors Anchors, own, earlier map[strin
 		} else if fix := strings.TrimRight(f.Fix, "\n"); fix != "" {
 			body += "\n" + fence(fix) + "diff\n" + fix + "\n" + fence(fix) + "\n"
 		}
-		p.Inline = append(p.Inline, Inline{Path: file, Start: from, Line: to, Body: body + "\n" + findingMarker(fp), Fingerprint: fp})
+		p.Inline = append(p.Inline, Inline{Path: file, Start: from, Line: to, Body: body + "\n" + feedback.FindingMarker(fp), Fingerprint: fp})
 	}
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewfleet/reviewfleet/internal/feedback"
 	"github.com/reviewfleet/reviewfleet/internal/render"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
@@ -68,7 +69,7 @@ func TestFingerprintIgnoresLinesAndWording(t *testing.T) {
 	if render.Fingerprint(c) == render.Fingerprint(b) {
 		t.Error("another risk type has the same fingerprint")
 	}
-	if fp := render.Fingerprint(a); fingerprintIn("text\n"+findingMarker(fp)) != fp {
+	if fp := render.Fingerprint(a); feedback.FingerprintIn("text\n"+feedback.FindingMarker(fp)) != fp {
 		t.Error("a comment's marker does not give back its fingerprint")
 	}
 }

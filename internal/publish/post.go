@@ -242,7 +242,7 @@ func postedFingerprints(ctx context.Context, gc *github.Client, pr store.PullReq
 			return nil, fmt.Errorf("list the review comments of %s: %w", pr, err)
 		}
 		for _, c := range page {
-			if fp := fingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) && c.GetInReplyTo() == 0 {
+			if fp := feedback.FingerprintIn(c.GetBody()); fp != "" && strings.EqualFold(c.GetUser().GetLogin(), me) && c.GetInReplyTo() == 0 {
 				out[fp] = postedComment{id: c.GetID(), reviewID: c.GetPullRequestReviewID(), url: c.GetHTMLURL()}
 			}
 		}
