@@ -23,6 +23,11 @@ var released = []string{
 	"00012_history_views.sql",
 	"00013_github.sql",
 	"00014_incremental.sql",
+	"00015_expert_tool_calls.sql",
+	"00016_webhook_replay.sql",
+	"00017_claims.sql",
+	"00018_feedback.sql",
+	"00019_console.sql",
 }
 
 var migrationName = regexp.MustCompile(`^(\d{5})_[a-z0-9_]+\.sql$`)
