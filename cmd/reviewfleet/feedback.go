@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,9 +123,7 @@ func writeQuality(w io.Writer, rows []store.QualityRow, format string) error {
 		for _, r := range rows {
 			out = append(out, row{r, round3(r.ResolutionRate()), round3(r.DismissalRate())})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no findings were posted in that window")
