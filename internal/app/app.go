@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/reviewfleet/reviewfleet/internal/bulk"
+	"github.com/reviewfleet/reviewfleet/internal/childtrace"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/diff"
@@ -32,7 +33,6 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
-	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 	"github.com/reviewfleet/reviewfleet/scheduler"
 	"github.com/reviewfleet/reviewfleet/stages/eval"
 	"github.com/reviewfleet/reviewfleet/stages/expert"
@@ -213,7 +213,7 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 		dsn = pg.DSN()
 	}
 	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout,
-		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.ChildOnly()), otelpgx.WithDisableAcquireTracer())}
+		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(childtrace.ChildOnly()), otelpgx.WithDisableAcquireTracer())}
 	if a.skipSchemaCheck {
 		pool.StatementTimeout = 0 // the migrate command: a migration may take long
 	}
@@ -259,7 +259,7 @@ func (a *App) openRedis(ctx context.Context, notices io.Writer) error {
 	a.rdb = a.RedisOpt.MakeRedisClient().(redis.UniversalClient)
 	a.closers = append(a.closers, func() { _ = a.rdb.Close() })
 	// Enqueues, the fleet limiter and the wake-ups, inside a review's trace.
-	if err := redisotel.InstrumentTracing(a.rdb, redisotel.WithTracerProvider(telemetry.ChildOnly())); err != nil {
+	if err := redisotel.InstrumentTracing(a.rdb, redisotel.WithTracerProvider(childtrace.ChildOnly())); err != nil {
 		return fmt.Errorf("instrument redis: %w", err)
 	}
 	if err := a.rdb.Ping(ctx).Err(); err != nil {

@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-github/v84/github"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
+	"github.com/reviewfleet/reviewfleet/internal/childtrace"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
-	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
 // NewGitHubClient builds the GitHub REST client the bulk command lists pull
@@ -20,7 +20,7 @@ import (
 func NewGitHubClient(o GitHubOptions) (*github.Client, error) {
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport, otelhttp.WithTracerProvider(telemetry.ChildOnly()))}
+		hc = &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport, otelhttp.WithTracerProvider(childtrace.ChildOnly()))}
 	}
 	base := o.APIURL
 	if base == "" {

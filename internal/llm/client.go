@@ -13,9 +13,9 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/reviewfleet/reviewfleet/internal/childtrace"
 	"github.com/reviewfleet/reviewfleet/internal/credscope"
 	"github.com/reviewfleet/reviewfleet/internal/httpwait"
-	"github.com/reviewfleet/reviewfleet/internal/telemetry"
 )
 
 // Client calls an OpenAI-compatible chat completion endpoint. It is safe for
@@ -111,7 +111,7 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   32,
 		ForceAttemptHTTP2:     true,
-	}, otelhttp.WithTracerProvider(telemetry.ChildOnly()))}
+	}, otelhttp.WithTracerProvider(childtrace.ChildOnly()))}
 }
 
 // exchange is what the HTTP layer saw during one attempt. go-openai keeps

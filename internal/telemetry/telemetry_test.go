@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 
+	"github.com/reviewfleet/reviewfleet/internal/childtrace"
 	"github.com/reviewfleet/reviewfleet/internal/config"
 )
 
@@ -47,10 +48,10 @@ func TestConsoleExporterAndChildOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, root := otel.Tracer("t").Start(context.Background(), "root-span")
-	_, child := ChildOnly().Tracer("c").Start(ctx, "child-span")
+	_, child := childtrace.ChildOnly().Tracer("c").Start(ctx, "child-span")
 	child.End()
 	root.End()
-	_, orphan := ChildOnly().Tracer("c").Start(context.Background(), "orphan-span")
+	_, orphan := childtrace.ChildOnly().Tracer("c").Start(context.Background(), "orphan-span")
 	if orphan.IsRecording() {
 		t.Error("a client span outside any trace is recorded")
 	}

@@ -1,4 +1,8 @@
-package telemetry
+// Package childtrace holds a tracer provider for client instrumentation that
+// records spans only inside traces a review already started. It depends on
+// the OpenTelemetry API alone, so the packages that instrument clients do
+// not link the exporters.
+package childtrace
 
 import (
 	"context"
