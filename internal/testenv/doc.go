@@ -4,15 +4,15 @@
 //
 // Servers are found through TEST_DATABASE_URL and TEST_REDIS_URL. Postgres
 // has a localhost default; each test gets a database of its own there,
-// copied from a template migrated once per server and set of migrations.
+// copied from a template migrated once per server and set of migrations,
+// and emptied before the next test is given it.
 // When nothing answers, a fresh machine still works with one ephemeral
 // local cluster per test process (started from the machine's PostgreSQL
 // binaries through localenv). Redis has no default address on purpose,
 // since tests empty the databases they use: without TEST_REDIS_URL the
 // tests start a redis-server of their own on a free port (when the binary
 // is installed), else use an in-process miniredis per test. A package that
-// uses Postgres should wait for its test databases to be dropped and stop
-// that cluster from its TestMain:
+// uses Postgres should stop that cluster from its TestMain:
 //
 //	func TestMain(m *testing.M) {
 //		code := m.Run()

@@ -36,8 +36,6 @@ var (
 	pgMu    sync.Mutex // guards pgState against Shutdown
 	pgState *pgEnv
 	pgErr   error
-
-	pendingDrops sync.WaitGroup // databases of finished tests being dropped
 )
 
 // PostgresDSN returns the DSN of a Postgres server for tests.
@@ -68,12 +66,10 @@ func PostgresDSN(t testing.TB) string {
 	return pgState.dsn
 }
 
-// Shutdown waits for the databases of finished tests to be dropped, then
-// stops the ephemeral Postgres cluster and the redis-server if this process
+// Shutdown stops the ephemeral Postgres cluster and the redis-server if this process
 // started them, and removes their files. Call it from TestMain after m.Run.
 func Shutdown() {
 	stopOwnRedis()
-	pendingDrops.Wait()
 	pgMu.Lock()
 	env := pgState
 	pgState = nil
@@ -148,13 +144,15 @@ func ping(ctx context.Context, dsn string) error {
 	return nil
 }
 
-// IsolatedSchema returns the DSN of a database of the test's own holding
-// the reviewfleet schema with every migration applied; it is dropped when
-// the test ends. The database is a copy of a template migrated once per
-// server and set of migrations (see migratedTemplate), which takes
-// milliseconds where migrating takes most of a second. Tables live in the
-// public schema, as in production, and advisory locks are per database, so
-// tests running in parallel share nothing.
+// IsolatedSchema returns the DSN of a database the test has to itself,
+// holding the reviewfleet schema with every migration applied and no rows.
+// The database is a copy of a template migrated once per server and set of
+// migrations (see migratedTemplate), taken from a pool of copies that
+// earlier tests used (see acquirePooled): reusing a copy costs the server
+// a truncation of the few tables the last test wrote, where migrating
+// takes most of a second and a fresh copy a file copy and a checkpoint.
+// Tables live in the public schema, as in production, and advisory locks
+// are per database, so tests running in parallel share nothing.
 func IsolatedSchema(t testing.TB) string {
 	t.Helper()
 	return isolatedOn(t, PostgresDSN(t))
@@ -181,34 +179,16 @@ func isolatedOn(t testing.TB, base string) string {
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}
-	name := "test_" + randomHex(t, 8)
-	if err := createFromTemplate(ctx, base, name, tmpl); err != nil {
+	db, err := acquirePooled(ctx, base, tmpl, strings.TrimPrefix(tmpl, templatePrefix))
+	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
 			return migratedSchema()
 		}
-		t.Fatalf("testenv: create database %s from %s: %v", name, tmpl, err)
+		t.Fatalf("testenv: a database copied from %s: %v", tmpl, err)
 	}
-	// The drop waits for a checkpoint (most of a second on a busy
-	// machine), so it runs after the test, in the background; Shutdown
-	// waits for it. Should the process exit first, the server still
-	// finishes a DROP it has been sent.
-	t.Cleanup(func() {
-		pendingDrops.Add(1)
-		go func() {
-			defer pendingDrops.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			conn, err := pgx.Connect(ctx, base)
-			if err == nil {
-				defer conn.Close(context.Background())
-				err = dropDatabase(ctx, conn, name)
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "testenv: drop database %s: %v\n", name, err)
-			}
-		}()
-	})
+	t.Cleanup(db.release)
+	name := db.name
 	dsn, err := withDatabase(base, name)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,7 +66,42 @@ func migratedTemplate(ctx context.Context, base string) (string, error) {
 		return "", err
 	}
 	tmplNames[base] = name
+	dropStalePools(ctx, base, digest[:16])
 	return name, nil
+}
+
+// dropStalePools drops the pooled test databases copied from templates of
+// other sets of migrations (an older checkout's), so each change to the
+// migrations does not leave a pool behind. A slot another process holds
+// is left alone, and so is any database that cannot be dropped now.
+func dropStalePools(ctx context.Context, base, keep string) {
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE $1", poolPrefix+"%")
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		rest := strings.TrimPrefix(name, poolPrefix)
+		digest, slot, ok := strings.Cut(rest, "_")
+		n, err := strconv.Atoi(slot)
+		if !ok || err != nil || digest == keep {
+			continue
+		}
+		var got bool
+		if conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", poolLockSpace(digest), int32(n)).Scan(&got) != nil || !got {
+			continue
+		}
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", poolLockSpace(digest), int32(n))
+	}
 }
 
 // migrationsDigest hashes the names and contents of the SQL files in fsys.

@@ -16,8 +16,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/migrations"
 )
 
-// Each test gets a database of its own, already at the newest migration,
-// and the database is gone once the test has ended.
+// Each test gets a database of its own, already at the newest migration.
 func TestIsolatedSchemaIsMigratedAndSeparate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -26,46 +25,82 @@ func TestIsolatedSchemaIsMigratedAndSeparate(t *testing.T) {
 		t.Fatalf("migrations: %v %v", names, err)
 	}
 	newest := names[len(names)-1]
-	var firstDB string
-	t.Run("databases", func(t *testing.T) {
-		a := connect(ctx, t, IsolatedSchema(t))
-		b := connect(ctx, t, IsolatedSchema(t))
-		firstDB = currentDatabase(ctx, t, a)
-		if other := currentDatabase(ctx, t, b); other == firstDB || !strings.HasPrefix(other, "test_") {
-			t.Fatalf("databases %q and %q: want two distinct test_ databases", firstDB, other)
-		}
-		var version int64
-		if err := a.QueryRow(ctx, "SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil {
-			t.Fatalf("read schema version: %v", err)
-		}
-		if want := strings.TrimLeft(strings.SplitN(newest, "_", 2)[0], "0"); want != strconv.FormatInt(version, 10) {
-			t.Errorf("schema version %d, want %s (%s)", version, want, newest)
-		}
-		if _, err := a.Exec(ctx, "CREATE TABLE widgets (id int)"); err != nil {
-			t.Fatalf("create table: %v", err)
-		}
-		if tableVisible(ctx, t, b, "widgets") {
-			t.Error("table created in one test database is visible in another")
-		}
-		if !tableVisible(ctx, t, b, "reviews") {
-			t.Error("migrated table reviews missing")
-		}
-	})
-	// The drop runs in the background once the subtest has ended.
-	conn := connect(ctx, t, PostgresDSN(t))
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var exists bool
-		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", firstDB).Scan(&exists); err != nil {
-			t.Fatalf("look up database: %v", err)
-		}
-		if !exists {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("database %s still exists a minute after its test ended", firstDB)
-		}
-		time.Sleep(50 * time.Millisecond)
+	a := connect(ctx, t, IsolatedSchema(t))
+	b := connect(ctx, t, IsolatedSchema(t))
+	first := currentDatabase(ctx, t, a)
+	if other := currentDatabase(ctx, t, b); other == first || !strings.HasPrefix(other, poolPrefix) {
+		t.Fatalf("databases %q and %q: want two distinct %s databases", first, other, poolPrefix)
+	}
+	var version int64
+	if err := a.QueryRow(ctx, "SELECT max(version_id) FROM goose_db_version").Scan(&version); err != nil {
+		t.Fatalf("read schema version: %v", err)
+	}
+	if want := strings.TrimLeft(strings.SplitN(newest, "_", 2)[0], "0"); want != strconv.FormatInt(version, 10) {
+		t.Errorf("schema version %d, want %s (%s)", version, want, newest)
+	}
+	if _, err := a.Exec(ctx, "CREATE TABLE widgets (id int)"); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	if tableVisible(ctx, t, b, "widgets") {
+		t.Error("table created in one test database is visible in another")
+	}
+	if !tableVisible(ctx, t, b, "reviews") {
+		t.Error("migrated table reviews missing")
+	}
+}
+
+// A pooled database is handed to the next test as the template left it:
+// the rows a test wrote are gone, sequences start again, a session the test
+// left open is ended, and a schema the test changed is copied afresh.
+func TestPooledDatabaseIsEmptiedForTheNextTest(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := PostgresDSN(t)
+	tmpl, err := migratedTemplate(ctx, base)
+	if err != nil {
+		t.Skipf("no template databases here: %v", err)
+	}
+	db, err := acquirePooled(ctx, base, tmpl, strings.TrimPrefix(tmpl, templatePrefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.release()
+	dsn, err := withDatabase(base, db.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := connect(ctx, t, dsn)
+	if _, err := left.Exec(ctx, "INSERT INTO feedback_cursors (host, owner, repo) VALUES ('h', 'o', 'r'); SELECT nextval('findings_id_seq')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := preparePooled(ctx, base, db.lock, db.name, tmpl); err != nil {
+		t.Fatalf("prepare after rows: %v", err)
+	}
+	if err := left.Ping(ctx); err == nil {
+		t.Error("a session the last test left open still works")
+	}
+	next := connect(ctx, t, dsn)
+	var rows, id int64
+	if err := next.QueryRow(ctx, "SELECT (SELECT count(*) FROM feedback_cursors), nextval('findings_id_seq')").Scan(&rows, &id); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 || id != 1 {
+		t.Errorf("after emptying: %d rows left, next id %d; want 0 and 1", rows, id)
+	}
+	if _, err := next.Exec(ctx, "CREATE TABLE widgets (id int); ALTER TABLE feedback_cursors DROP COLUMN passes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := preparePooled(ctx, base, db.lock, db.name, tmpl); err != nil {
+		t.Fatalf("prepare after a schema change: %v", err)
+	}
+	fresh := connect(ctx, t, dsn)
+	if tableVisible(ctx, t, fresh, "widgets") {
+		t.Error("a table the last test created is still there")
+	}
+	var hasError bool
+	if err := fresh.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'feedback_cursors' AND column_name = 'passes')").Scan(&hasError); err != nil || !hasError {
+		t.Errorf("a column the last test dropped is still missing (%v)", err)
 	}
 }
 
