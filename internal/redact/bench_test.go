@@ -40,6 +40,7 @@ func BenchmarkTextCold(b *testing.B) {
 	for range b.N {
 		scanCache.reset()
 		ruleCache.reset()
+		headCache.reset()
 		New().Text(text)
 	}
 }

@@ -52,37 +52,29 @@ func findBlocks(lines []string) []block {
 	for i := 0; i < len(lines); i++ {
 		var b *block
 		var next int
-		l := lines[i]
-		t := strings.TrimRight(l, " \t\r")
-		if t == "" {
-			continue
-		}
-		last := t[len(t)-1]
-		switch {
-		case strings.Contains(l, "PRIVATE KEY") && pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
+		switch h := headCache.get(lines[i], headOf); h.kind {
+		case headPEM:
 			b, next = pemBlock(lines, i)
-		case strings.Contains(l, "Private-Lines:") && puttyLines.MatchString(l):
+		case headPutty:
 			b, next = puttyBlock(lines, i)
-		case nameHead(l) && (envName.MatchString(l) || settingHead.MatchString(l)):
+		case headNamed:
 			b, next = namedValue(lines, i)
-		case last == '"' || last == '\'':
+		case headLiteral:
 			// A literal that ends its line goes on only where the next
 			// line starts with one.
-			if nextIsLit(lines, i) && hinted(strings.ToLower(l), nameHints) && assignHead.MatchString(l) {
+			if nextIsLit(lines, i) {
 				b, next = continued(lines, i)
 			}
-		case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
-			// Not the head of a block scalar or a continued assignment.
-		case last == ':':
-			if yamlKey.MatchString(l) {
+		case headColon:
+			if h.yamlKey {
 				b, next = yamlPlain(lines, i)
 			}
-			if b == nil && assignHead.MatchString(l) {
+			if b == nil && h.assign {
 				b, next = continued(lines, i)
 			}
-		case yamlBlock.MatchString(l):
+		case headYAMLBlock:
 			b, next = yamlScalar(lines, i)
-		case assignHead.MatchString(l):
+		case headAssign:
 			b, next = continued(lines, i)
 		}
 		if b != nil {
@@ -91,6 +83,63 @@ func findBlocks(lines []string) []block {
 		}
 	}
 	return out
+}
+
+// headKind is how a line may start a secret that spans lines.
+type headKind uint8
+
+const (
+	headNone      headKind = iota
+	headPEM                // a private key's BEGIN line without its END
+	headPutty              // a PuTTY key's Private-Lines header
+	headNamed              // an env entry's or a .NET setting's name
+	headLiteral            // an assignment ending in a literal, under a secret name
+	headColon              // a secret name ending in ':' (yamlKey, assign say which)
+	headYAMLBlock          // a YAML block scalar under a secret name
+	headAssign             // an assignment whose value starts on the next line
+)
+
+// lineHead is what findBlocks needs to know of one line on its own.
+type lineHead struct {
+	kind    headKind
+	yamlKey bool // headColon: "name:" alone on its line
+	assign  bool // headColon: an assignment head
+}
+
+// headCache keeps each line's lineHead: the regular expressions that
+// decide it are most of the cost of redacting, and the same lines are
+// redacted again and again.
+var headCache lineCache[lineHead]
+
+// headOf classifies line l as the possible head of a secret that spans
+// lines. It depends on the line alone.
+func headOf(l string) lineHead {
+	t := strings.TrimRight(l, " \t\r")
+	if t == "" {
+		return lineHead{}
+	}
+	last := t[len(t)-1]
+	switch {
+	case strings.Contains(l, "PRIVATE KEY") && pemBegin.MatchString(l) && !pemEnd.MatchString(l[pemBegin.FindStringIndex(l)[1]:]):
+		return lineHead{kind: headPEM}
+	case strings.Contains(l, "Private-Lines:") && puttyLines.MatchString(l):
+		return lineHead{kind: headPutty}
+	case nameHead(l) && (envName.MatchString(l) || settingHead.MatchString(l)):
+		return lineHead{kind: headNamed}
+	case last == '"' || last == '\'':
+		if hinted(strings.ToLower(l), nameHints) && assignHead.MatchString(l) {
+			return lineHead{kind: headLiteral}
+		}
+	case !strings.ContainsRune("|>=:+.\\-0123456789", rune(last)) || !hinted(strings.ToLower(l), nameHints):
+		// Not the head of a block scalar or a continued assignment.
+	case last == ':':
+		return lineHead{kind: headColon, yamlKey: yamlKey.MatchString(l), assign: assignHead.MatchString(l)}
+	case yamlBlock.MatchString(l):
+		return lineHead{kind: headYAMLBlock}
+	case assignHead.MatchString(l):
+		return lineHead{kind: headAssign}
+	}
+	return lineHead{}
 }
 
 // nameHead reports, cheaply, a line that may name an env entry or a .NET

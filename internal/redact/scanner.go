@@ -102,7 +102,7 @@ func (r *Redactor) scan(lines []string) bool {
 	// the broad rules over everything. Lines carry nearly every secret;
 	// the multi-line ones (key blocks) are the project's own rules'.
 	for i, l := range lines {
-		if !candidate(l) {
+		if len(l) < minCandidate {
 			continue
 		}
 		for _, f := range detectLine(d, l) {
@@ -114,13 +114,16 @@ func (r *Redactor) scan(lines []string) bool {
 	return changed
 }
 
+// minCandidate is the shortest line the scanner looks at.
+const minCandidate = 8
+
 // lineFinding is what redaction needs of a scanner finding.
 type lineFinding struct{ rule, secret string }
 
 // candidate reports whether line l may hold something the scanner finds:
 // one of its rules' keywords, or an encoded run that may decode to one.
 func candidate(l string) bool {
-	if len(l) < 8 {
+	if len(l) < minCandidate {
 		return false
 	}
 	if keywords.MatchFirstString(strings.ToLower(l)) != nil {
@@ -181,8 +184,14 @@ var (
 	ruleCache lineCache[[]hit]
 )
 
+// detectLine returns the scanner's findings on line l. Whether the line is
+// a candidate at all is cached with them: the test runs a regular
+// expression over every line, and most lines are seen many times.
 func detectLine(d *detect.Detector, l string) []lineFinding {
 	return scanCache.get(l, func(l string) []lineFinding {
+		if !candidate(l) {
+			return nil
+		}
 		var fs []lineFinding
 		for _, f := range d.DetectString(l) {
 			fs = append(fs, lineFinding{rule: f.RuleID, secret: f.Secret})
