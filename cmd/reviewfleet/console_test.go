@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewfleet/reviewfleet/internal/syncio"
 	"github.com/reviewfleet/reviewfleet/internal/testenv"
 )
 
@@ -82,33 +81,13 @@ func TestConsoleCommandServes(t *testing.T) {
 // serves neither the webhook nor anything without the token.
 func TestServeStartsTheConsoleOnItsOwnPort(t *testing.T) {
 	t.Parallel()
-	env := testEnv{}
-	for k, v := range map[string]string{
-		"DATABASE_URL": testenv.IsolatedSchema(t), "REDIS_URL": testenv.RedisURL(t),
-		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "unused",
-		"GITHUB_WEBHOOK_SECRET":          "s3cret",
-		"REVIEWFLEET_WEBHOOK_ADDR":       "127.0.0.1:0",
+	out, _, done := startServe(t, map[string]string{
 		"REVIEWFLEET_WEBHOOK_ADMIN_ADDR": "",
 		"REVIEWFLEET_CONSOLE_ADDR":       "127.0.0.1:0",
 		"REVIEWFLEET_CONSOLE_TOKEN":      "serve-console-token-0123",
-	} {
-		env[k] = v
-	}
-	if _, _, err := runEnv(t, env, "migrate"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncio.Buffer
-	done := make(chan error, 1)
-	go func() { done <- run(env.context(ctx), []string{"serve"}, &out, &errOut) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	public := waitForLine(t, &out, regexp.MustCompile(`webhooks on http://([^/\s]+)/webhook`), done)
-	console := waitForLine(t, &out, regexp.MustCompile(`console on http://([^/\s]+)/`), done)
+	})
+	public := waitForLine(t, out, regexp.MustCompile(`webhooks on http://([^/\s]+)/webhook`), done)
+	console := waitForLine(t, out, regexp.MustCompile(`console on http://([^/\s]+)/`), done)
 	if code, _ := serveGet(t, "http://"+public+"/"); code != http.StatusNotFound {
 		t.Errorf("webhook port /: %d, want 404 (no console there)", code)
 	}

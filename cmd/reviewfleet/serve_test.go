@@ -17,32 +17,9 @@ import (
 // and the metrics are on the admin address.
 func TestServeKeepsProbesAndMetricsOffTheWebhookPort(t *testing.T) {
 	t.Parallel()
-	env := testEnv{}
-	for k, v := range map[string]string{
-		"DATABASE_URL": testenv.IsolatedSchema(t), "REDIS_URL": testenv.RedisURL(t),
-		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "unused",
-		"GITHUB_WEBHOOK_SECRET":          "s3cret",
-		"REVIEWFLEET_WEBHOOK_ADDR":       "127.0.0.1:0",
-		"REVIEWFLEET_WEBHOOK_ADMIN_ADDR": "127.0.0.1:0",
-	} {
-		env[k] = v
-	}
-	if _, _, err := runEnv(t, env, "migrate"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncio.Buffer
-	done := make(chan error, 1)
-	go func() { done <- run(env.context(ctx), []string{"serve"}, &out, &errOut) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-
-	public := waitForLine(t, &out, regexp.MustCompile(`webhooks on http://([^/\s]+)/webhook`), done)
-	admin := waitForLine(t, &errOut, regexp.MustCompile(`probes on (\S+) `), done)
+	out, errOut, done := startServe(t, map[string]string{"REVIEWFLEET_WEBHOOK_ADMIN_ADDR": "127.0.0.1:0"})
+	public := waitForLine(t, out, regexp.MustCompile(`webhooks on http://([^/\s]+)/webhook`), done)
+	admin := waitForLine(t, errOut, regexp.MustCompile(`probes on (\S+) `), done)
 	for _, path := range []string{"/metrics", "/readyz", "/livez", "/healthz"} {
 		if code, _ := serveGet(t, "http://"+public+path); code != http.StatusNotFound {
 			t.Errorf("webhook port %s: %d, want 404", path, code)
@@ -79,6 +56,36 @@ func serveGet(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// startServe migrates a database of the test's own and runs `serve` on
+// loopback ports until the test ends, with extra added to its
+// environment; it returns serve's output and its result.
+func startServe(t *testing.T, extra map[string]string) (out, errOut *syncio.Buffer, done <-chan error) {
+	t.Helper()
+	env := testEnv{
+		"DATABASE_URL": testenv.IsolatedSchema(t), "REDIS_URL": testenv.RedisURL(t),
+		"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "unused",
+		"GITHUB_WEBHOOK_SECRET":    "s3cret",
+		"REVIEWFLEET_WEBHOOK_ADDR": "127.0.0.1:0",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	if _, _, err := runEnv(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut = &syncio.Buffer{}, &syncio.Buffer{}
+	result := make(chan error, 1)
+	go func() { result <- run(env.context(ctx), []string{"serve"}, out, errOut) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-result; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return out, errOut, result
 }
 
 // waitForLine waits until re matches what w holds, and returns its first group.
