@@ -168,7 +168,9 @@ func (c *lineCache[T]) get(l string, find func(string) T) T {
 	if c.m == nil || len(c.m) >= maxCachedLines {
 		c.m = map[string]T{}
 	}
-	c.m[l] = v
+	// A line is a slice of the text it came from: kept as it is, it
+	// would keep that whole text (a prompt, a file) alive in the cache.
+	c.m[strings.Clone(l)] = v
 	c.mu.Unlock()
 	return v
 }
