@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,21 @@ func TestCachedLinesRedactAlike(t *testing.T) {
 		if cold == string(data) {
 			t.Errorf("%s: nothing redacted", name)
 		}
+	}
+}
+
+// A text of many long, distinct lines does not grow a line cache past its
+// byte bound.
+func TestLineCacheBoundsItsBytes(t *testing.T) {
+	var c lineCache[bool]
+	line := strings.Repeat("x", maxCachedLine-10)
+	for i := range 2 * maxCachedBytes / len(line) {
+		c.get(line+strconv.Itoa(i), func(string) bool { return true })
+		if c.bytes > maxCachedBytes {
+			t.Fatalf("after %d lines the cache holds %d bytes, bound %d", i+1, c.bytes, maxCachedBytes)
+		}
+	}
+	if len(c.m) == 0 {
+		t.Fatal("nothing cached")
 	}
 }

@@ -142,12 +142,18 @@ func candidate(l string) bool {
 // every model request that quotes them), and finding is the costly part.
 // What is found depends on the line alone; markers are numbered after.
 type lineCache[T any] struct {
-	mu sync.Mutex
-	m  map[string]T
+	mu    sync.Mutex
+	m     map[string]T
+	bytes int // the lines' length, summed
 }
 
-// maxCachedLines bounds a lineCache; it is emptied when full.
-const maxCachedLines = 100_000
+// maxCachedLines and maxCachedBytes bound a lineCache; it is emptied when
+// either is reached. The byte bound keeps a text of many long, distinct
+// lines (a generated or hostile file) from holding hundreds of MB.
+const (
+	maxCachedLines = 100_000
+	maxCachedBytes = 16 << 20
+)
 
 // maxCachedLine is the longest line kept in a lineCache.
 const maxCachedLine = 4096
@@ -165,9 +171,10 @@ func (c *lineCache[T]) get(l string, find func(string) T) T {
 	}
 	v = find(l)
 	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedLines {
-		c.m = map[string]T{}
+	if c.m == nil || len(c.m) >= maxCachedLines || c.bytes+len(l) > maxCachedBytes {
+		c.m, c.bytes = map[string]T{}, 0
 	}
+	c.bytes += len(l)
 	// A line is a slice of the text it came from: kept as it is, it
 	// would keep that whole text (a prompt, a file) alive in the cache.
 	c.m[strings.Clone(l)] = v
@@ -177,7 +184,7 @@ func (c *lineCache[T]) get(l string, find func(string) T) T {
 
 func (c *lineCache[T]) reset() {
 	c.mu.Lock()
-	c.m = nil
+	c.m, c.bytes = nil, 0
 	c.mu.Unlock()
 }
 
