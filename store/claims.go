@@ -69,31 +69,19 @@ func (s *Store) ClaimItemQueued(ctx context.Context, reviewID string, stage revi
 // finished: they are closed as abandoned.
 func (s *Store) ClaimItemAttempt(ctx context.Context, reviewID string, stage review.Stage, key, workerID string, generation int, queuedAt time.Time, attempt int) (string, error) {
 	claim := uuid.NewString()
-	var claimed int64
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		var err error
-		claimed, err = q.ClaimItem(ctx, sqlcdb.ClaimItemParams{
-			ReviewID: reviewID, Stage: stage, ItemKey: key, WorkerID: workerID, Claim: &claim,
-			Generation: int32(max(min(generation, math.MaxInt32), -1)), QueuedAt: nonZero(queuedAt),
-			Attempt: int32(max(min(attempt, math.MaxInt32), 0)),
-		})
-		if err != nil || claimed != 1 {
-			return err
-		}
-		return q.AbandonStartedCalls(ctx, sqlcdb.AbandonStartedCallsParams{ReviewID: &reviewID, Stage: string(stage), ItemKey: key})
+	r, err := s.q.ClaimItem(ctx, sqlcdb.ClaimItemParams{
+		ReviewID: reviewID, Stage: stage, ItemKey: key, WorkerID: workerID, Claim: &claim,
+		Generation: int32(max(min(generation, math.MaxInt32), -1)), QueuedAt: nonZero(queuedAt),
+		Attempt: int32(max(min(attempt, math.MaxInt32), 0)),
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("claim item %s/%s: %w", stage, key, err)
-	}
-	if claimed == 1 {
+	case r.Claimed:
 		return claim, nil
-	}
-	it, err := s.GetItem(ctx, reviewID, stage, key)
-	if err != nil {
-		return "", err
-	}
-	if it.Status != review.ItemPending {
+	case r.Status == "":
+		return "", fmt.Errorf("claim item %s/%s of %s: %w", stage, key, reviewID, ErrNotFound)
+	case review.ItemStatus(r.Status) != review.ItemPending:
 		return "", ErrItemClosed
 	}
 	return "", ErrStaleTask

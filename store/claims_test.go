@@ -61,6 +61,16 @@ func TestStaleRunCannotCloseRescuedItem(t *testing.T) {
 	if err != nil || it.Status != review.ItemDone || it.Attempts != 2 {
 		t.Fatalf("item: %+v %v", it, err)
 	}
+	// A delivery after the close claims nothing and says why.
+	if _, err := st.ClaimItem(ctx, id, review.StageIntent, "p1", "w-late", 1); !errors.Is(err, store.ErrItemClosed) {
+		t.Fatalf("claim of a closed item: %v, want ErrItemClosed", err)
+	}
+	if _, err := st.ClaimItem(ctx, id, review.StageIntent, "no-such-item", "w-late", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("claim of a missing item: %v, want ErrNotFound", err)
+	}
+	if it, _ := st.GetItem(ctx, id, review.StageIntent, "p1"); it.Claims != 2 || it.WorkerID != "w-new" {
+		t.Fatalf("refused claims changed the item: %+v", it)
+	}
 }
 
 // Two reconcilers (two scheduler replicas) never hold the leader lock at

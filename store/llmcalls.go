@@ -50,13 +50,14 @@ type LLMCall struct {
 // stored as its parts in llm_messages, each once however many calls (or
 // expert rounds) resend it.
 func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
-	req, err := s.storeRequest(ctx, c.Request)
+	req, parts, err := requestParts(c.Request)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
 	id, err := s.q.StartLLMCall(ctx, sqlcdb.StartLLMCallParams{
 		ReviewID: nonEmpty(c.ReviewID), Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
 		MessageHashes: req.messages, ParamsHash: req.params, StartedAt: nonZero(c.StartedAt), Endpoint: c.Endpoint,
+		Hashes: parts.hashes, Kinds: parts.kinds, Bodies: parts.bodies,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
@@ -70,7 +71,7 @@ func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
 // they grow once per item, when the item closes. Bodies are stored like
 // StartLLMCall's, once by content.
 func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
-	reply, err := s.storeReply(ctx, c.Response)
+	reply, replyRows, err := replyPart(c.Response)
 	if err != nil {
 		return fmt.Errorf("record llm call: %w", err)
 	}
@@ -78,11 +79,22 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 		err = s.q.FinishLLMCall(ctx, sqlcdb.FinishLLMCallParams{
 			ID: c.ID, Status: c.Status, Error: c.Error, TokensIn: i32(c.TokensIn), TokensOut: i32(c.TokensOut),
 			LatencyMS: i32(c.Latency.Milliseconds()), ReplyHash: reply, Cost: c.Cost,
+			Hashes: replyRows.hashes, Kinds: replyRows.kinds, Bodies: replyRows.bodies,
 		})
 	} else {
-		var req storedRequest
-		if req, err = s.storeRequest(ctx, c.Request); err != nil {
+		// A call refused before it was sent: rare, so its parts go in
+		// statements of their own.
+		var (
+			req     storedRequest
+			reqRows partRows
+		)
+		if req, reqRows, err = requestParts(c.Request); err != nil {
 			return fmt.Errorf("record llm call: %w", err)
+		}
+		for _, rows := range []partRows{reqRows, replyRows} {
+			if err := s.storeParts(ctx, rows); err != nil {
+				return fmt.Errorf("record llm call: %w", err)
+			}
 		}
 		err = s.q.InsertLLMCall(ctx, sqlcdb.InsertLLMCallParams{
 			ReviewID: nonEmpty(c.ReviewID), Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,

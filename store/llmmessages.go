@@ -71,24 +71,33 @@ func splitRequest(body json.RawMessage) (messages []part, params part, err error
 	return messages, params, err
 }
 
-// storeParts inserts the parts not stored yet.
-func (s *Store) storeParts(ctx context.Context, parts []part) error {
-	if len(parts) == 0 {
-		return nil
-	}
-	// Once each: a request may repeat a message, and one statement may
-	// not update a row twice.
+// partRows are exchange parts as the columns of llm_messages rows, each
+// part once: a request may repeat a message, and one statement may not
+// update a row twice.
+type partRows struct {
+	hashes, kinds, bodies []string
+}
+
+func newPartRows(parts []part) partRows {
 	seen := make(map[string]bool, len(parts))
-	var hashes, kinds, bodies []string
+	var r partRows
 	for _, p := range parts {
 		if seen[p.hash] {
 			continue
 		}
 		seen[p.hash] = true
-		hashes, kinds, bodies = append(hashes, p.hash), append(kinds, p.kind), append(bodies, string(p.body))
+		r.hashes, r.kinds, r.bodies = append(r.hashes, p.hash), append(r.kinds, p.kind), append(r.bodies, string(p.body))
 	}
-	if err := s.q.StoreMessages(ctx, sqlcdb.StoreMessagesParams{Hashes: hashes, Kinds: kinds, Bodies: bodies}); err != nil {
-		return fmt.Errorf("store %d exchange parts: %w", len(parts), err)
+	return r
+}
+
+// storeParts inserts the parts not stored yet.
+func (s *Store) storeParts(ctx context.Context, rows partRows) error {
+	if len(rows.hashes) == 0 {
+		return nil
+	}
+	if err := s.q.StoreMessages(ctx, sqlcdb.StoreMessagesParams{Hashes: rows.hashes, Kinds: rows.kinds, Bodies: rows.bodies}); err != nil {
+		return fmt.Errorf("store %d exchange parts: %w", len(rows.hashes), err)
 	}
 	return nil
 }
@@ -129,38 +138,34 @@ type storedRequest struct {
 	params   *string
 }
 
-// storeRequest stores a request body's parts once each.
-func (s *Store) storeRequest(ctx context.Context, body json.RawMessage) (storedRequest, error) {
+// requestParts cuts a request body into the parts to store and how the
+// call refers to them.
+func requestParts(body json.RawMessage) (storedRequest, partRows, error) {
 	if len(body) == 0 || !json.Valid(body) {
-		return storedRequest{}, nil
+		return storedRequest{}, partRows{}, nil
 	}
 	msgs, params, err := splitRequest(body)
 	if err != nil {
-		return storedRequest{}, err
+		return storedRequest{}, partRows{}, err
 	}
 	hashes := make([]string, len(msgs))
 	for i, m := range msgs {
 		hashes[i] = m.hash
 	}
-	if err := s.storeParts(ctx, append(msgs, params)); err != nil {
-		return storedRequest{}, err
-	}
-	return storedRequest{messages: hashes, params: &params.hash}, nil
+	return storedRequest{messages: hashes, params: &params.hash}, newPartRows(append(msgs, params)), nil
 }
 
-// storeReply stores a reply body once and returns its hash (nil for none).
-func (s *Store) storeReply(ctx context.Context, body json.RawMessage) (*string, error) {
+// replyPart is a reply body as the part to store and its hash (nil for
+// none).
+func replyPart(body json.RawMessage) (*string, partRows, error) {
 	if len(body) == 0 || !json.Valid(body) {
-		return nil, nil
+		return nil, partRows{}, nil
 	}
 	p, err := newPart(partReply, body)
 	if err != nil {
-		return nil, err
+		return nil, partRows{}, err
 	}
-	if err := s.storeParts(ctx, []part{p}); err != nil {
-		return nil, err
-	}
-	return &p.hash, nil
+	return &p.hash, newPartRows([]part{p}), nil
 }
 
 // ExchangeBytes is the storage taken by the recorded exchanges of a set of

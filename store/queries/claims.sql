@@ -1,22 +1,31 @@
--- name: ClaimItem :execrows
+-- name: ClaimItem :one
 -- A generation below zero skips the generation check; an attempt above
--- zero is the task's own count of its counted attempts.
-UPDATE stage_items SET claims = claims + 1,
-       attempts = CASE WHEN @attempt::integer > 0 THEN greatest(attempts, @attempt::integer) ELSE attempts + 1 END,
-       updated_at = now(), started_at = now(),
-       queued_at = sqlc.narg(queued_at), worker_id = nullif(@worker_id::text, ''), claim = @claim, claimed_at = now()
-WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'pending'
-  AND (@generation::integer < 0 OR generation = @generation::integer);
-
--- name: AbandonStartedCalls :exec
--- The rows are locked in id order first (lockorder.go).
-WITH target AS (
+-- zero is the task's own count of its counted attempts. Calls of the
+-- item's earlier runs still marked started are closed as abandoned in the
+-- same statement, their rows locked in id order (lockorder.go). status is
+-- the item's status before the claim ('': no such item), which tells a
+-- closed item from a stale task when nothing was claimed.
+WITH claimed AS (
+    UPDATE stage_items SET claims = claims + 1,
+           attempts = CASE WHEN @attempt::integer > 0 THEN greatest(attempts, @attempt::integer) ELSE attempts + 1 END,
+           updated_at = now(), started_at = now(),
+           queued_at = sqlc.narg(queued_at), worker_id = nullif(@worker_id::text, ''), claim = @claim, claimed_at = now()
+    WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'pending'
+      AND (@generation::integer < 0 OR generation = @generation::integer)
+    RETURNING 1
+), target AS (
     SELECT t.id FROM llm_calls t
-    WHERE t.review_id = @review_id AND t.stage = @stage AND t.item_key = @item_key AND t.status = 'started'
-    ORDER BY t.id FOR UPDATE)
-UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-FROM target
-WHERE llm_calls.id = target.id AND llm_calls.status = 'started';
+    WHERE t.review_id = @review_id AND t.stage = @stage::text AND t.item_key = @item_key AND t.status = 'started'
+      AND EXISTS (SELECT 1 FROM claimed)
+    ORDER BY t.id FOR UPDATE
+), abandoned AS (
+    UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
+    FROM target
+    WHERE llm_calls.id = target.id AND llm_calls.status = 'started'
+)
+SELECT EXISTS (SELECT 1 FROM claimed) AS claimed,
+       coalesce((SELECT i.status FROM stage_items i
+                 WHERE i.review_id = @review_id AND i.stage = @stage AND i.item_key = @item_key), '')::text AS status;
 
 -- name: ClaimedItems :many
 SELECT i.review_id, i.stage, i.item_key, i.generation, i.worker_id, (r.kind = 'bulk')::boolean AS bulk

@@ -1,4 +1,12 @@
 -- name: StartLLMCall :one
+-- The request's parts not stored yet are stored in the same statement
+-- (one round trip, one commit); seen_at as in StoreMessages.
+WITH parts AS (
+	INSERT INTO llm_messages (hash, kind, body)
+	SELECT unnest(@hashes::text[]), unnest(@kinds::text[]), unnest(@bodies::text[])::jsonb
+	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+	WHERE llm_messages.seen_at < now() - '1 hour'::interval
+)
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash,
                        started_at, endpoint)
 VALUES (sqlc.narg(review_id), @stage, @item_key, @model, @prompt_hash, 'started', @message_hashes, sqlc.narg(params_hash),
@@ -6,6 +14,13 @@ VALUES (sqlc.narg(review_id), @stage, @item_key, @model, @prompt_hash, 'started'
 RETURNING id;
 
 -- name: FinishLLMCall :exec
+-- The reply is stored, once by content, in the same statement.
+WITH parts AS (
+	INSERT INTO llm_messages (hash, kind, body)
+	SELECT unnest(@hashes::text[]), unnest(@kinds::text[]), unnest(@bodies::text[])::jsonb
+	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+	WHERE llm_messages.seen_at < now() - '1 hour'::interval
+)
 UPDATE llm_calls SET status = @status, error = @error, tokens_in = @tokens_in, tokens_out = @tokens_out,
        latency_ms = @latency_ms, reply_hash = sqlc.narg(reply_hash), finished_at = now(), cost = @cost
 WHERE id = @id;

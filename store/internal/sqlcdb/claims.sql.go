@@ -12,65 +12,66 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/review"
 )
 
-const abandonStartedCalls = `-- name: AbandonStartedCalls :exec
-WITH target AS (
+const claimItem = `-- name: ClaimItem :one
+WITH claimed AS (
+    UPDATE stage_items SET claims = claims + 1,
+           attempts = CASE WHEN $4::integer > 0 THEN greatest(attempts, $4::integer) ELSE attempts + 1 END,
+           updated_at = now(), started_at = now(),
+           queued_at = $5, worker_id = nullif($6::text, ''), claim = $7, claimed_at = now()
+    WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
+      AND ($8::integer < 0 OR generation = $8::integer)
+    RETURNING 1
+), target AS (
     SELECT t.id FROM llm_calls t
-    WHERE t.review_id = $1 AND t.stage = $2 AND t.item_key = $3 AND t.status = 'started'
-    ORDER BY t.id FOR UPDATE)
-UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
-FROM target
-WHERE llm_calls.id = target.id AND llm_calls.status = 'started'
-`
-
-type AbandonStartedCallsParams struct {
-	ReviewID *string
-	Stage    string
-	ItemKey  string
-}
-
-// The rows are locked in id order first (lockorder.go).
-func (q *Queries) AbandonStartedCalls(ctx context.Context, arg AbandonStartedCallsParams) error {
-	_, err := q.db.Exec(ctx, abandonStartedCalls, arg.ReviewID, arg.Stage, arg.ItemKey)
-	return err
-}
-
-const claimItem = `-- name: ClaimItem :execrows
-UPDATE stage_items SET claims = claims + 1,
-       attempts = CASE WHEN $1::integer > 0 THEN greatest(attempts, $1::integer) ELSE attempts + 1 END,
-       updated_at = now(), started_at = now(),
-       queued_at = $2, worker_id = nullif($3::text, ''), claim = $4, claimed_at = now()
-WHERE review_id = $5 AND stage = $6 AND item_key = $7 AND status = 'pending'
-  AND ($8::integer < 0 OR generation = $8::integer)
+    WHERE t.review_id = $1 AND t.stage = $2::text AND t.item_key = $3 AND t.status = 'started'
+      AND EXISTS (SELECT 1 FROM claimed)
+    ORDER BY t.id FOR UPDATE
+), abandoned AS (
+    UPDATE llm_calls SET status = 'abandoned', error = 'the run that sent it ended before the reply was recorded'
+    FROM target
+    WHERE llm_calls.id = target.id AND llm_calls.status = 'started'
+)
+SELECT EXISTS (SELECT 1 FROM claimed) AS claimed,
+       coalesce((SELECT i.status FROM stage_items i
+                 WHERE i.review_id = $1 AND i.stage = $2 AND i.item_key = $3), '')::text AS status
 `
 
 type ClaimItemParams struct {
+	ReviewID   string
+	Stage      review.Stage
+	ItemKey    string
 	Attempt    int32
 	QueuedAt   *time.Time
 	WorkerID   string
 	Claim      *string
-	ReviewID   string
-	Stage      review.Stage
-	ItemKey    string
 	Generation int32
 }
 
+type ClaimItemRow struct {
+	Claimed bool
+	Status  string
+}
+
 // A generation below zero skips the generation check; an attempt above
-// zero is the task's own count of its counted attempts.
-func (q *Queries) ClaimItem(ctx context.Context, arg ClaimItemParams) (int64, error) {
-	result, err := q.db.Exec(ctx, claimItem,
+// zero is the task's own count of its counted attempts. Calls of the
+// item's earlier runs still marked started are closed as abandoned in the
+// same statement, their rows locked in id order (lockorder.go). status is
+// the item's status before the claim (”: no such item), which tells a
+// closed item from a stale task when nothing was claimed.
+func (q *Queries) ClaimItem(ctx context.Context, arg ClaimItemParams) (ClaimItemRow, error) {
+	row := q.db.QueryRow(ctx, claimItem,
+		arg.ReviewID,
+		arg.Stage,
+		arg.ItemKey,
 		arg.Attempt,
 		arg.QueuedAt,
 		arg.WorkerID,
 		arg.Claim,
-		arg.ReviewID,
-		arg.Stage,
-		arg.ItemKey,
 		arg.Generation,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i ClaimItemRow
+	err := row.Scan(&i.Claimed, &i.Status)
+	return i, err
 }
 
 const claimedItems = `-- name: ClaimedItems :many

@@ -12,6 +12,12 @@ import (
 )
 
 const finishLLMCall = `-- name: FinishLLMCall :exec
+WITH parts AS (
+	INSERT INTO llm_messages (hash, kind, body)
+	SELECT unnest($9::text[]), unnest($10::text[]), unnest($11::text[])::jsonb
+	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+	WHERE llm_messages.seen_at < now() - '1 hour'::interval
+)
 UPDATE llm_calls SET status = $1, error = $2, tokens_in = $3, tokens_out = $4,
        latency_ms = $5, reply_hash = $6, finished_at = now(), cost = $7
 WHERE id = $8
@@ -26,8 +32,12 @@ type FinishLLMCallParams struct {
 	ReplyHash *string
 	Cost      float64
 	ID        int64
+	Hashes    []string
+	Kinds     []string
+	Bodies    []string
 }
 
+// The reply is stored, once by content, in the same statement.
 func (q *Queries) FinishLLMCall(ctx context.Context, arg FinishLLMCallParams) error {
 	_, err := q.db.Exec(ctx, finishLLMCall,
 		arg.Status,
@@ -38,6 +48,9 @@ func (q *Queries) FinishLLMCall(ctx context.Context, arg FinishLLMCallParams) er
 		arg.ReplyHash,
 		arg.Cost,
 		arg.ID,
+		arg.Hashes,
+		arg.Kinds,
+		arg.Bodies,
 	)
 	return err
 }
@@ -275,6 +288,12 @@ func (q *Queries) ReserveLLMCall(ctx context.Context, arg ReserveLLMCallParams) 
 }
 
 const startLLMCall = `-- name: StartLLMCall :one
+WITH parts AS (
+	INSERT INTO llm_messages (hash, kind, body)
+	SELECT unnest($10::text[]), unnest($11::text[]), unnest($12::text[])::jsonb
+	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
+	WHERE llm_messages.seen_at < now() - '1 hour'::interval
+)
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash,
                        started_at, endpoint)
 VALUES ($1, $2, $3, $4, $5, 'started', $6, $7,
@@ -292,8 +311,13 @@ type StartLLMCallParams struct {
 	ParamsHash    *string
 	StartedAt     *time.Time
 	Endpoint      string
+	Hashes        []string
+	Kinds         []string
+	Bodies        []string
 }
 
+// The request's parts not stored yet are stored in the same statement
+// (one round trip, one commit); seen_at as in StoreMessages.
 func (q *Queries) StartLLMCall(ctx context.Context, arg StartLLMCallParams) (int64, error) {
 	row := q.db.QueryRow(ctx, startLLMCall,
 		arg.ReviewID,
@@ -305,6 +329,9 @@ func (q *Queries) StartLLMCall(ctx context.Context, arg StartLLMCallParams) (int
 		arg.ParamsHash,
 		arg.StartedAt,
 		arg.Endpoint,
+		arg.Hashes,
+		arg.Kinds,
+		arg.Bodies,
 	)
 	var id int64
 	err := row.Scan(&id)
