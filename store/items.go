@@ -158,14 +158,22 @@ func (s *Store) ReturnItem(ctx context.Context, reviewID string, stage review.St
 	return nil
 }
 
-// StageOutcome counts the closed items of a stage and returns the first
-// failure's reason (by key), for deciding whether anything was reviewed.
-func (s *Store) StageOutcome(ctx context.Context, reviewID string, stage review.Stage) (total, failed int, firstError string, err error) {
+// StageOutcome is how a stage's items stand.
+type StageOutcome struct {
+	Total, Failed, Pending int
+	// FirstError is the first failure's reason, by item key.
+	FirstError string
+}
+
+// StageOutcome counts the items of a stage, the failed and the pending
+// ones, for deciding whether the stage is over and whether anything was
+// reviewed.
+func (s *Store) StageOutcome(ctx context.Context, reviewID string, stage review.Stage) (StageOutcome, error) {
 	r, err := s.q.StageOutcome(ctx, sqlcdb.StageOutcomeParams{ReviewID: reviewID, Stage: stage})
 	if err != nil {
-		return 0, 0, "", fmt.Errorf("outcome of %s items of %s: %w", stage, reviewID, err)
+		return StageOutcome{}, fmt.Errorf("outcome of %s items of %s: %w", stage, reviewID, err)
 	}
-	return int(r.Total), int(r.Failed), r.FirstError, nil
+	return StageOutcome{Total: int(r.Total), Failed: int(r.Failed), Pending: int(r.Pending), FirstError: r.FirstError}, nil
 }
 
 // MarkEnqueued records that the items were handed to the queue now.

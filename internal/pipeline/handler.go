@@ -166,6 +166,10 @@ func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 			return err
 		}
 		ctx = store.WithClaim(ctx, claim)
+		var known *review.Review // the review as loaded, for moving it on
+		if r.Stage == pl.Stage {
+			known = &r
+		}
 		started := time.Now()
 		werr := h.Work(ctx, Job{Payload: pl, Review: r, Config: Settings(r), Item: it})
 		metrics.Since(metrics.StageDuration.WithLabelValues(stage), started)
@@ -187,7 +191,7 @@ func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 		switch {
 		case class == ClassNone:
 			outcome("done")
-			return p.AfterItem(bctx, pl.ReviewID)
+			return p.afterItem(bctx, pl.ReviewID, known)
 		case class == ClassPermanent && errors.Is(werr, llm.ErrBudgetExceeded):
 			// The review's budget is spent: skip the item, the review
 			// completes without it and its report says which setting to raise.
@@ -196,14 +200,14 @@ func (p *Pipeline) handle(workerID string, h StageHandler) asynq.HandlerFunc {
 				return err
 			}
 			p.log().Warn("item skipped: LLM budget spent", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "err", werr)
-			return p.AfterItem(bctx, pl.ReviewID)
+			return p.afterItem(bctx, pl.ReviewID, known)
 		case class == ClassPermanent, class == ClassItem && last:
 			outcome("failed")
 			if err := p.Store.FailItem(bctx, pl.ReviewID, pl.Stage, pl.Item, werr.Error()); err != nil && !errors.Is(err, store.ErrItemClosed) {
 				return err
 			}
 			p.log().Warn("item failed", "review", pl.ReviewID, "stage", pl.Stage, "item", pl.Item, "class", class, "err", werr)
-			return p.AfterItem(bctx, pl.ReviewID)
+			return p.afterItem(bctx, pl.ReviewID, known)
 		case class == ClassItem:
 			outcome("retry")
 			return werr

@@ -128,16 +128,36 @@ func (p *Pipeline) log() *slog.Logger {
 // pending it moves the review on — exactly one caller wins — plans and
 // enqueues the next stage, and keeps going through stages with no work.
 func (p *Pipeline) AfterItem(ctx context.Context, reviewID string) error {
+	return p.afterItem(ctx, reviewID, nil)
+}
+
+// afterItem is AfterItem starting from known, the review as its item's
+// handler loaded it (nil: load it). Every write it leads to is conditional
+// on the review's stage and status in the database, so a review read
+// before the item closed serves as well as a fresh one.
+func (p *Pipeline) afterItem(ctx context.Context, reviewID string, known *review.Review) error {
 	for {
-		r, err := p.Store.GetReview(ctx, reviewID)
-		if err != nil {
-			return err
+		var r review.Review
+		if known != nil {
+			r, known = *known, nil
+		} else {
+			var err error
+			if r, err = p.Store.GetReview(ctx, reviewID); err != nil {
+				return err
+			}
 		}
 		if r.Status != review.ReviewRunning || r.Stage == review.StageDone {
 			return nil
 		}
+		out, err := p.Store.StageOutcome(ctx, r.ID, r.Stage)
+		if err != nil {
+			return err
+		}
+		if out.Pending > 0 {
+			return nil // the stage's last item to close moves the review on
+		}
 		to := next(Chain(r.SkippedStages), r.Stage)
-		if ended, err := p.failIfNothingReviewed(ctx, r); err != nil {
+		if ended, err := p.failIfNothingReviewed(ctx, r, out); err != nil {
 			return err
 		} else if ended {
 			return p.admitNext(ctx)
@@ -260,13 +280,13 @@ func (p *Pipeline) enqueueOne(ctx context.Context, r review.Review, it review.It
 }
 
 // failIfNothingReviewed fails the review when every item of its current
-// stage failed: a stage that reviewed nothing leaves nothing to report, and
+// stage (counted in out) failed: a stage that reviewed nothing leaves nothing to report, and
 // a "done" review would tell a CI job the change was reviewed. It reports
 // whether the review ended.
-func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r review.Review) (bool, error) {
-	total, failed, first, err := p.Store.StageOutcome(ctx, r.ID, r.Stage)
-	if err != nil || total == 0 || failed < total {
-		return false, err
+func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r review.Review, out store.StageOutcome) (bool, error) {
+	total, failed, first := out.Total, out.Failed, out.FirstError
+	if total == 0 || failed < total {
+		return false, nil
 	}
 	reason := fmt.Sprintf("no %s item could be reviewed: %d of %d failed (first: %s)", r.Stage, failed, total, first)
 	if r.Stage == review.StageReport {

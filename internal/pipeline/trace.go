@@ -108,6 +108,11 @@ func (p *Pipeline) TaskTrace(ctx context.Context, t *asynq.Task) (context.Contex
 	if sc := trace.SpanContextFromContext(hctx); sc.IsValid() {
 		return hctx, sc
 	}
+	if len(otel.GetTextMapPropagator().Fields()) == 0 {
+		// This process propagates no trace context, so it joins no trace:
+		// the review's stored one would be read for nothing.
+		return ctx, trace.SpanContext{}
+	}
 	pl, err := DecodePayload(t)
 	if err != nil || p.Store == nil {
 		return ctx, trace.SpanContext{}

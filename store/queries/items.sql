@@ -47,6 +47,7 @@ WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND sta
 
 -- name: StageOutcome :one
 SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failed') AS failed,
+       count(*) FILTER (WHERE status = 'pending') AS pending,
        coalesce((SELECT f.error FROM stage_items f
                  WHERE f.review_id = @review_id AND f.stage = @stage AND f.status = 'failed'
                  ORDER BY f.item_key LIMIT 1), '')::text AS first_error

@@ -589,6 +589,7 @@ func (q *Queries) ReturnItem(ctx context.Context, arg ReturnItemParams) (int64, 
 
 const stageOutcome = `-- name: StageOutcome :one
 SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failed') AS failed,
+       count(*) FILTER (WHERE status = 'pending') AS pending,
        coalesce((SELECT f.error FROM stage_items f
                  WHERE f.review_id = $1 AND f.stage = $2 AND f.status = 'failed'
                  ORDER BY f.item_key LIMIT 1), '')::text AS first_error
@@ -603,13 +604,19 @@ type StageOutcomeParams struct {
 type StageOutcomeRow struct {
 	Total      int64
 	Failed     int64
+	Pending    int64
 	FirstError string
 }
 
 func (q *Queries) StageOutcome(ctx context.Context, arg StageOutcomeParams) (StageOutcomeRow, error) {
 	row := q.db.QueryRow(ctx, stageOutcome, arg.ReviewID, arg.Stage)
 	var i StageOutcomeRow
-	err := row.Scan(&i.Total, &i.Failed, &i.FirstError)
+	err := row.Scan(
+		&i.Total,
+		&i.Failed,
+		&i.Pending,
+		&i.FirstError,
+	)
 	return i, err
 }
 
