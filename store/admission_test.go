@@ -194,3 +194,51 @@ func TestUncappedBatchIgnoresTheDefaultCap(t *testing.T) {
 		t.Fatalf("admitted %d reviews, want 2 of the capped batch and all 5 of the uncapped one", len(ids))
 	}
 }
+
+// A queued review's position is the order admission starts reviews in:
+// a later batch's first review goes before an earlier batch's second, as
+// the batches take turns.
+func TestQueuePositionIsAdmissionOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	var batches []string
+	for range 2 {
+		b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches = append(batches, b.ID)
+	}
+	var queued []string
+	for range 4 {
+		queued = append(queued, queuedReview(t, st, batches[0], review.KindBulk))
+	}
+	for range 2 {
+		queued = append(queued, queuedReview(t, st, batches[1], review.KindBulk))
+	}
+	queued = append(queued, queuedReview(t, st, "", ""))
+	if pos, total, err := st.QueuePosition(ctx, queued[4]); err != nil || pos != 3 || total != 7 {
+		t.Fatalf("the later batch's first review: position %d of %d (%v), want 3 of 7 (after the interactive review and the earlier batch's first)", pos, total, err)
+	}
+	// Admitting one review at a time starts them in position order.
+	for capacity := 1; capacity <= len(queued); capacity++ {
+		next := ""
+		for _, id := range queued {
+			pos, _, err := st.QueuePosition(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos == 1 {
+				next = id
+			}
+		}
+		ids, err := st.AdmitReviews(ctx, store.Admission{Capacity: capacity}, "")
+		if err != nil || len(ids) != 1 {
+			t.Fatalf("admission at capacity %d: %v %v, want one review", capacity, ids, err)
+		}
+		if ids[0] != next {
+			t.Fatalf("admission at capacity %d started %s; position 1 was %s", capacity, ids[0], next)
+		}
+	}
+}

@@ -57,9 +57,22 @@ func (q *Queries) CountRunningReviews(ctx context.Context) (int64, error) {
 }
 
 const queuePosition = `-- name: QueuePosition :one
-WITH q AS (
-    SELECT r.id, row_number() OVER (ORDER BY (r.kind = 'bulk'), r.created_at, r.id) AS pos
-    FROM reviews r WHERE r.status = 'queued')
+WITH running AS (
+    SELECT r.batch_id, count(*) AS n FROM reviews r
+    WHERE r.status = 'running' AND r.deadline_at > now() AND r.batch_id IS NOT NULL
+    GROUP BY r.batch_id
+), queued AS (
+    SELECT r.id, r.kind, r.created_at, r.batch_id,
+           row_number() OVER (PARTITION BY r.batch_id ORDER BY r.created_at, r.id) + coalesce(ru.n, 0) AS turn
+    FROM reviews r
+    LEFT JOIN batches b ON b.id = r.batch_id
+    LEFT JOIN running ru ON ru.batch_id = r.batch_id
+    WHERE r.status = 'queued' AND (b.id IS NULL OR b.status <> 'cancelled')
+), q AS (
+    SELECT queued.id, row_number() OVER (ORDER BY (queued.kind = 'bulk'),
+               CASE WHEN queued.batch_id IS NULL THEN 0 ELSE queued.turn END, queued.created_at, queued.id) AS pos
+    FROM queued
+)
 SELECT coalesce((SELECT q.pos FROM q WHERE q.id = $1::uuid), 0)::bigint AS pos,
        (SELECT count(*) FROM q)::bigint AS total
 `
@@ -69,6 +82,10 @@ type QueuePositionRow struct {
 	Total int64
 }
 
+// The order is admission's (admission.go, admissionCandidates):
+// interactive reviews by age, then batch reviews by the place each would
+// take in its batch's turn (its batch's running reviews plus its rank among
+// the batch's queued ones), then by age.
 func (q *Queries) QueuePosition(ctx context.Context, id string) (QueuePositionRow, error) {
 	row := q.db.QueryRow(ctx, queuePosition, id)
 	var i QueuePositionRow
