@@ -128,15 +128,16 @@ func batchStatus(ctx context.Context, st *store.Store, id, format string, w io.W
 	if len(b.Labels) > 0 {
 		fmt.Fprintf(w, "labels    %s\n", untrusted.OneLine(labelText(b.Labels)))
 	}
-	fmt.Fprintf(w, "entries   %d: %s\n", v.Entries.Total, bulk.EntrySummary(store.EntryCounts{Entries: v.Entries.Total, New: v.Entries.NewReviews,
-		Linked: v.Entries.Linked, Errors: v.Entries.NotSubmitted, Recorded: v.Entries.Total - v.Entries.StillToSubmit}))
+	counts := store.EntryCounts{Entries: v.Entries.Total, New: v.Entries.NewReviews,
+		Linked: v.Entries.Linked, Errors: v.Entries.NotSubmitted, Recorded: v.Entries.Total - v.Entries.StillToSubmit}
+	fmt.Fprintf(w, "entries   %d: %s\n", v.Entries.Total, bulk.EntrySummary(counts))
 	fmt.Fprintf(w, "reviews   %d (a review linked entries share counts once): %d done, %d failed, %d running, %d queued\n",
 		p.Reviews, p.Done, p.Failed, p.Running, p.Queued)
 	fmt.Fprintf(w, "llm       %d calls, %d tokens in, %d out\n", p.LLMCalls, p.TokensIn, p.TokensOut)
 	if eta, ok := bulk.ETA(p, time.Now()); ok {
 		fmt.Fprintf(w, "eta       %s\n", eta.Round(time.Second))
 	}
-	fmt.Fprintf(w, "progress  %s\n\n", bulk.Line(b, p, time.Now()))
+	fmt.Fprintf(w, "progress  %s\n\n", bulk.Line(b, p, counts, time.Now()))
 	return entriesTable(v.Items, false).writeText(w)
 }
 

@@ -16,7 +16,7 @@ func TestQuotaWaitShowsOnTheLineAndInTheETA(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	started := now.Add(-10 * time.Second)
 	p := store.BatchProgress{Reviews: 12, Done: 10, Running: 2, FirstStarted: &started} // 1 s per review: ETA 2 s
-	plain := Line(store.Batch{}, p, now)
+	plain := Line(store.Batch{}, p, store.EntryCounts{}, now)
 	if !strings.HasSuffix(plain, " · ETA 2s") {
 		t.Fatalf("line %q: want an ETA of 2s without a wait", plain)
 	}
@@ -30,5 +30,22 @@ func TestQuotaWaitShowsOnTheLineAndInTheETA(t *testing.T) {
 	// A pause under a second is the pacing at work, not worth a word.
 	if got := withQuotaWait(plain, p, now, 300*time.Millisecond); got != plain {
 		t.Fatalf("line %q for a 300ms pause, want it unchanged", got)
+	}
+}
+
+// While a batch is being submitted, its line says how many entries are
+// still to submit.
+func TestSubmittingLineSaysWhatIsStillToSubmit(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	b := store.Batch{Status: store.BatchSubmitting, Entries: 52}
+	p := store.BatchProgress{Reviews: 38, Done: 24, Running: 14}
+	line := Line(b, p, store.EntryCounts{Entries: 52, New: 36, Linked: 2, Recorded: 38}, now)
+	if !strings.Contains(line, " · submitting: 14 of 52 entries still to submit") {
+		t.Fatalf("line %q: want the 14 entries still to submit", line)
+	}
+	b.Status = store.BatchSubmitted
+	if line := Line(b, p, store.EntryCounts{Entries: 52, Recorded: 52}, now); strings.Contains(line, "submit") {
+		t.Fatalf("line %q of a submitted batch speaks of submitting", line)
 	}
 }

@@ -15,11 +15,17 @@ var PollInterval = 500 * time.Millisecond
 
 // Line renders a batch's progress on one line, e.g.
 // "7/12 ended · 6 done · 1 failed · 2 running · 3 queued · 80 calls · 41.2k tokens · ETA 1m10s".
-func Line(b store.Batch, p store.BatchProgress, now time.Time) string {
+// While the batch is being submitted, entries (its entry counts; zero when
+// not read) says how many entries are still to submit.
+func Line(b store.Batch, p store.BatchProgress, entries store.EntryCounts, now time.Time) string {
 	line := fmt.Sprintf("%d/%d ended · %d done · %d failed · %d running · %d queued · %d calls · %s tokens",
 		p.Done+p.Failed, p.Reviews, p.Done, p.Failed, p.Running, p.Queued, p.LLMCalls, humanCount(p.TokensIn+p.TokensOut))
 	if b.Status == store.BatchSubmitting {
-		line += fmt.Sprintf(" · submitting (%d entries)", b.Entries)
+		if entries.Entries > 0 {
+			line += fmt.Sprintf(" · submitting: %d of %d entries still to submit", entries.Pending(), entries.Entries)
+		} else {
+			line += fmt.Sprintf(" · submitting (%d entries)", b.Entries)
+		}
 	}
 	if b.Status == store.BatchCancelled {
 		line += " · cancelled"
@@ -68,7 +74,13 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, pro
 		if err != nil {
 			return p, err
 		}
-		line := Line(b, p, time.Now())
+		var entries store.EntryCounts
+		if b.Status == store.BatchSubmitting {
+			if entries, err = st.BatchEntryCounts(ctx, batchID); err != nil {
+				return p, err
+			}
+		}
+		line := Line(b, p, entries, time.Now())
 		var stalled time.Duration
 		for _, f := range providerWait {
 			stalled = max(stalled, f(ctx))
@@ -76,7 +88,7 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, pro
 		if p.Remaining() > 0 {
 			line = withQuotaWait(line, p, time.Now(), stalled)
 		}
-		key := fmt.Sprint(b.Status, p.Reviews, p.Queued, p.Running, p.Done, p.Failed, progress.QuotaNote(stalled))
+		key := fmt.Sprint(b.Status, entries.Recorded, p.Reviews, p.Queued, p.Running, p.Done, p.Failed, progress.QuotaNote(stalled))
 		out.Show(key, line)
 		if b.Status != store.BatchSubmitting && p.Remaining() == 0 {
 			out.End()
