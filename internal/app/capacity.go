@@ -12,13 +12,15 @@ import (
 )
 
 // fleetCapacity tells admission what the fleet can take: the slots of the
-// live workers serving the review queues, read from their heartbeats, and
-// the wait the provider asked of the fleet.
+// live workers serving the review queues, read from their heartbeats, the
+// wait the provider asked of the fleet, and the backlog of calls waiting
+// for the fleet's shared quota.
 func (a *App) fleetCapacity() *pipeline.Capacity {
 	slots := &heartbeat.SlotCache{Servers: a.Inspector, Queues: slices.Sorted(maps.Keys(pipeline.QueueWeights()))}
 	return &pipeline.Capacity{
 		Slots:        slots.Slots,
 		ProviderWait: a.ProviderWait,
+		QuotaBacklog: a.quotaBacklog,
 	}
 }
 
@@ -29,4 +31,13 @@ func (a *App) ProviderWait(ctx context.Context) time.Duration {
 		return 0
 	}
 	return llm.ProviderWait(ctx, a.rdb)
+}
+
+// quotaBacklog is how long calls still wait for the fleet's shared quota
+// beyond its pacing, as the workers' limiters recorded it in Redis.
+func (a *App) quotaBacklog(ctx context.Context) time.Duration {
+	if a.rdb == nil {
+		return 0
+	}
+	return llm.QuotaBacklog(ctx, a.rdb)
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"testing"
@@ -84,6 +85,40 @@ func TestPenaltySetsTheProviderWait(t *testing.T) {
 	m.FastForward(29 * time.Second)
 	if d := ProviderWait(t.Context(), rdb); d != 0 {
 		t.Fatalf("provider wait %s after it passed", d)
+	}
+}
+
+// A call that must wait for the shared quota beyond the pacing's second
+// marks a backlog for as long as its wait; calls within the burst do not.
+func TestWaitingForTheQuotaMarksABacklog(t *testing.T) {
+	t.Parallel()
+	m, rdb := newMiniredis(t)
+	l := NewRedisLimiterBurst(rdb, "llm", "e", 60, 0, time.Second).(*redisLimiter) // one call a second
+	ctx := t.Context()
+	for range 2 {
+		if err := l.Wait(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := QuotaBacklog(ctx, rdb); d != 0 {
+		t.Fatalf("backlog %s after calls within the burst", d)
+	}
+	// Three more reservations, then a call that would wait about four
+	// seconds and gives up at once.
+	for range 3 {
+		mustReserve(t, l, 0)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := l.Wait(wctx, 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait: %v, want it to give up", err)
+	}
+	if d := QuotaBacklog(ctx, rdb); d < 3*time.Second || d > 5*time.Second {
+		t.Fatalf("backlog %s after a call had to wait about 4s", d)
+	}
+	m.FastForward(5 * time.Second)
+	if d := QuotaBacklog(ctx, rdb); d != 0 {
+		t.Fatalf("backlog %s after the wait passed", d)
 	}
 }
 

@@ -74,8 +74,8 @@ end
 return 0
 `)
 
-// providerWaitScript extends the fleet-wide provider wait (KEYS[1]) to
-// ARGV[1] milliseconds from now, never shortening it.
+// providerWaitScript extends a fleet-wide wait (KEYS[1]: ProviderWaitKey or
+// QuotaBacklogKey) to ARGV[1] milliseconds from now, never shortening it.
 var providerWaitScript = redis.NewScript(`
 local left = redis.call('PTTL', KEYS[1])
 if left < tonumber(ARGV[1]) then
@@ -151,6 +151,28 @@ local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
 if blocked > now then return math.ceil(blocked - now) end
 return 0
 `)
+
+// QuotaBacklogKey is the Redis key whose time to live is how long calls
+// now wait for the fleet's shared quota beyond QuotaBacklogThreshold: the
+// quota, not the workers, bounds how fast the fleet reviews, and admission
+// starts no batch review meanwhile (a review started now would only spend
+// its deadline waiting for the quota).
+const QuotaBacklogKey = "reviewfleet:llm:quota-backlog"
+
+// QuotaBacklogThreshold is the wait for the shared quota that counts as a
+// backlog: shorter waits are the pacing at work.
+const QuotaBacklogThreshold = time.Second
+
+// QuotaBacklog returns how long the longest recent wait for the fleet's
+// shared quota still has to run (0 when no call waited beyond
+// QuotaBacklogThreshold, or Redis cannot say).
+func QuotaBacklog(ctx context.Context, rdb redis.UniversalClient) time.Duration {
+	d, err := rdb.PTTL(ctx, QuotaBacklogKey).Result()
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
+}
 
 // redisTimeout bounds the Redis round trips of Penalize, Correct and
 // CoolDown, which have no context of their own.
@@ -259,6 +281,10 @@ func (l *redisLimiter) Wait(ctx context.Context, tokens int) error {
 	wait, err := l.reserve(ctx, cost)
 	if err != nil {
 		return fmt.Errorf("fleet rate limiter %q: %w", l.key, err)
+	}
+	if wait > QuotaBacklogThreshold {
+		// Best effort, as the provider wait: admission only reads it.
+		_ = providerWaitScript.Run(ctx, l.rdb, []string{QuotaBacklogKey}, wait.Milliseconds()).Err()
 	}
 	for wait > 0 {
 		if err := httpwait.Sleep(ctx, wait); err != nil {

@@ -20,6 +20,11 @@ type Capacity struct {
 	// (a 429 or an exhausted quota); batch reviews are not admitted
 	// meanwhile.
 	ProviderWait func(ctx context.Context) time.Duration
+	// QuotaBacklog returns how long calls still wait for the fleet's
+	// shared quota beyond its pacing (llm.QuotaBacklog): the quota, not
+	// the slots, bounds the fleet, and batch reviews are not admitted
+	// meanwhile.
+	QuotaBacklog func(ctx context.Context) time.Duration
 	// AdmitEvery is how often at most this process admits after its items
 	// end (0: DefaultAdmitEvery; negative: only when a review ends).
 	AdmitEvery time.Duration
@@ -48,8 +53,11 @@ func (p *Pipeline) admission(ctx context.Context) store.Admission {
 			a.Slots = max(n, 1)
 		}
 	}
-	if c.ProviderWait != nil {
-		a.HoldBatches = c.ProviderWait(ctx) > 0
+	if c.ProviderWait != nil && c.ProviderWait(ctx) > 0 {
+		a.HoldBatches = true
+	}
+	if !a.HoldBatches && c.QuotaBacklog != nil && c.QuotaBacklog(ctx) > 0 {
+		a.HoldBatches = true
 	}
 	return a
 }

@@ -83,3 +83,55 @@ func TestAnEndingItemAdmitsTheNextReview(t *testing.T) {
 		t.Fatalf("tasks enqueued: %v, want the admitted review's one item", q.types)
 	}
 }
+
+// While calls wait for the fleet's shared quota, batch reviews wait in the
+// queue, where their deadlines do not run, and interactive ones still
+// start; once the backlog is gone the batch goes on.
+func TestQuotaBacklogHoldsBatchReviews(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := stagetest.Store(t)
+	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}
+	batch, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file",
+		Timeout: time.Hour, Kind: review.KindBulk, BatchID: b.ID, Queued: true, Items: items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	interactive, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file",
+		Timeout: time.Hour, Queued: true, Items: items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backlog := 3 * time.Second
+	p := &pipeline.Pipeline{Store: st, Queue: &taskLog{}, Capacity: &pipeline.Capacity{
+		Slots:        func() (int, error) { return 8, nil },
+		QuotaBacklog: func(context.Context) time.Duration { return backlog },
+	}}
+	if _, err := p.Admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	status := func(id string) review.ReviewStatus {
+		r, err := st.GetReview(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
+	if s := status(interactive); s != review.ReviewRunning {
+		t.Fatalf("interactive review %s during a quota backlog, want running", s)
+	}
+	if s := status(batch); s != review.ReviewQueued {
+		t.Fatalf("batch review %s during a quota backlog, want queued", s)
+	}
+	backlog = 0
+	if _, err := p.Admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(batch); s != review.ReviewRunning {
+		t.Fatalf("batch review %s once the backlog is gone, want running", s)
+	}
+}
