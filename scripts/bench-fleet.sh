@@ -127,6 +127,9 @@ SELECT 'items ' || count(*) || ' item_s ' || round(sum(extract(epoch FROM finish
        || ' queue_wait_ms ' || round((avg(extract(epoch FROM started_at - queued_at)) * 1000)::numeric)
        FROM stage_items WHERE finished_at IS NOT NULL AND started_at IS NOT NULL;
 SELECT 'call_s ' || round(sum(latency_ms) / 1000.0, 1) FROM llm_calls;
+SELECT 'review_s mean ' || round(avg(extract(epoch FROM finished_at - started_at))::numeric, 1)
+       || ' max ' || round(max(extract(epoch FROM finished_at - started_at))::numeric, 1)
+       || ' (admitted to ended)' FROM reviews WHERE finished_at IS NOT NULL;
 SELECT 'call_span_s ' || round(extract(epoch FROM max(created_at) - min(created_at))::numeric, 1) FROM llm_calls;
 SQL
 slots=$((WORKERS * 8))
