@@ -46,6 +46,19 @@ func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.
 	return ErrItemClosed
 }
 
+// Item progress: the writes a run of an item makes before it closes — its
+// claim, the budget its calls reserve, and each call's record as it starts
+// and ends — commit without waiting for the WAL to reach disk (each of
+// those queries turns synchronous_commit off for its own transaction, in a
+// CTE named progress). The item's close commits synchronously, and a
+// synchronous commit flushes the whole WAL before it, so when the item
+// closes all of its progress is durable with its result. A PostgreSQL crash
+// before then loses at most the last fraction of a second of the progress
+// of items still open, which run again (they are still pending): their
+// calls' records and reservations may be missing, nothing else. A worker
+// killed mid-item loses nothing: the server has its commits. Waiting for
+// the flush on each of these writes cost a worker about 4.5 ms per call.
+
 // ClaimItem starts a run of a pending item on workerID: one more attempt,
 // the worker recorded, and a fresh claim returned for WithClaim. A
 // generation of -1 skips the generation check; a task whose generation is

@@ -4,12 +4,16 @@
 -- item's earlier runs still marked started are closed as abandoned in the
 -- same statement, their rows locked in id order (lockorder.go). status is
 -- the item's status before the claim ('': no such item), which tells a
--- closed item from a stale task when nothing was claimed.
-WITH claimed AS (
+-- closed item from a stale task when nothing was claimed. The commit does
+-- not wait for the WAL flush (store/claims.go: item progress).
+WITH progress AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), claimed AS (
     UPDATE stage_items SET claims = claims + 1,
            attempts = CASE WHEN @attempt::integer > 0 THEN greatest(attempts, @attempt::integer) ELSE attempts + 1 END,
            updated_at = now(), started_at = now(),
            queued_at = sqlc.narg(queued_at), worker_id = nullif(@worker_id::text, ''), claim = @claim, claimed_at = now()
+    FROM progress
     WHERE review_id = @review_id AND stage = @stage AND item_key = @item_key AND status = 'pending'
       AND (@generation::integer < 0 OR generation = @generation::integer)
     RETURNING 1

@@ -1,7 +1,10 @@
 -- name: StartLLMCall :one
 -- The request's parts not stored yet are stored in the same statement
--- (one round trip, one commit); seen_at as in StoreMessages.
-WITH parts AS (
+-- (one round trip, one commit); seen_at as in StoreMessages. The commit
+-- does not wait for the WAL flush (store/claims.go: item progress).
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), parts AS (
 	INSERT INTO llm_messages (hash, kind, body)
 	SELECT unnest(@hashes::text[]), unnest(@kinds::text[]), unnest(@bodies::text[])::jsonb
 	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
@@ -9,13 +12,17 @@ WITH parts AS (
 )
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash,
                        started_at, endpoint)
-VALUES (sqlc.narg(review_id), @stage, @item_key, @model, @prompt_hash, 'started', @message_hashes, sqlc.narg(params_hash),
-        coalesce(sqlc.narg(started_at)::timestamptz, now()), @endpoint)
+SELECT sqlc.narg(review_id), @stage, @item_key, @model, @prompt_hash, 'started', @message_hashes::text[], sqlc.narg(params_hash),
+       coalesce(sqlc.narg(started_at)::timestamptz, now()), @endpoint
+FROM progress
 RETURNING id;
 
 -- name: FinishLLMCall :exec
--- The reply is stored, once by content, in the same statement.
-WITH parts AS (
+-- The reply is stored, once by content, in the same statement. The
+-- commit does not wait for the WAL flush (store/claims.go: item progress).
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), parts AS (
 	INSERT INTO llm_messages (hash, kind, body)
 	SELECT unnest(@hashes::text[]), unnest(@kinds::text[]), unnest(@bodies::text[])::jsonb
 	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
@@ -23,6 +30,7 @@ WITH parts AS (
 )
 UPDATE llm_calls SET status = @status, error = @error, tokens_in = @tokens_in, tokens_out = @tokens_out,
        latency_ms = @latency_ms, reply_hash = sqlc.narg(reply_hash), finished_at = now(), cost = @cost
+FROM progress
 WHERE id = @id;
 
 -- name: InsertLLMCall :exec
@@ -35,13 +43,16 @@ VALUES (sqlc.narg(review_id), @stage, @item_key, @model, @prompt_hash, @status, 
 
 -- name: ReserveLLMCall :one
 -- A review's own limits (its configuration snapshot) win over the
--- defaults given; 0 is no limit. The call counts only when it fits.
-WITH lim AS (
+-- defaults given; 0 is no limit. The call counts only when it fits. The
+-- commit does not wait for the WAL flush (store/claims.go: item progress).
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), lim AS (
 	SELECT coalesce((l.config->'LLM'->>'MaxCallsPerReview')::int, @max_calls::int) AS calls,
 	       coalesce((l.config->'LLM'->>'MaxTokensPerReview')::bigint, @max_tokens::bigint) AS tokens
 	FROM reviews l WHERE l.id = @review_id
 ), upd AS (
-	UPDATE reviews r SET llm_calls = r.llm_calls + 1 FROM lim
+	UPDATE reviews r SET llm_calls = r.llm_calls + 1 FROM lim, progress
 	WHERE r.id = @review_id AND (lim.calls = 0 OR r.llm_calls < lim.calls)
 	  AND (lim.tokens = 0 OR r.tokens_in + r.tokens_out + @est_tokens::bigint <= lim.tokens)
 	RETURNING r.id

@@ -13,11 +13,14 @@ import (
 )
 
 const claimItem = `-- name: ClaimItem :one
-WITH claimed AS (
+WITH progress AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), claimed AS (
     UPDATE stage_items SET claims = claims + 1,
            attempts = CASE WHEN $4::integer > 0 THEN greatest(attempts, $4::integer) ELSE attempts + 1 END,
            updated_at = now(), started_at = now(),
            queued_at = $5, worker_id = nullif($6::text, ''), claim = $7, claimed_at = now()
+    FROM progress
     WHERE review_id = $1 AND stage = $2 AND item_key = $3 AND status = 'pending'
       AND ($8::integer < 0 OR generation = $8::integer)
     RETURNING 1
@@ -57,7 +60,8 @@ type ClaimItemRow struct {
 // item's earlier runs still marked started are closed as abandoned in the
 // same statement, their rows locked in id order (lockorder.go). status is
 // the item's status before the claim (”: no such item), which tells a
-// closed item from a stale task when nothing was claimed.
+// closed item from a stale task when nothing was claimed. The commit does
+// not wait for the WAL flush (store/claims.go: item progress).
 func (q *Queries) ClaimItem(ctx context.Context, arg ClaimItemParams) (ClaimItemRow, error) {
 	row := q.db.QueryRow(ctx, claimItem,
 		arg.ReviewID,

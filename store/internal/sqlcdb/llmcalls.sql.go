@@ -12,7 +12,9 @@ import (
 )
 
 const finishLLMCall = `-- name: FinishLLMCall :exec
-WITH parts AS (
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), parts AS (
 	INSERT INTO llm_messages (hash, kind, body)
 	SELECT unnest($9::text[]), unnest($10::text[]), unnest($11::text[])::jsonb
 	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
@@ -20,6 +22,7 @@ WITH parts AS (
 )
 UPDATE llm_calls SET status = $1, error = $2, tokens_in = $3, tokens_out = $4,
        latency_ms = $5, reply_hash = $6, finished_at = now(), cost = $7
+FROM progress
 WHERE id = $8
 `
 
@@ -37,7 +40,8 @@ type FinishLLMCallParams struct {
 	Bodies    []string
 }
 
-// The reply is stored, once by content, in the same statement.
+// The reply is stored, once by content, in the same statement. The
+// commit does not wait for the WAL flush (store/claims.go: item progress).
 func (q *Queries) FinishLLMCall(ctx context.Context, arg FinishLLMCallParams) error {
 	_, err := q.db.Exec(ctx, finishLLMCall,
 		arg.Status,
@@ -237,12 +241,14 @@ func (q *Queries) MeasureExchanges(ctx context.Context, reviewIds []string) (Mea
 }
 
 const reserveLLMCall = `-- name: ReserveLLMCall :one
-WITH lim AS (
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), lim AS (
 	SELECT coalesce((l.config->'LLM'->>'MaxCallsPerReview')::int, $2::int) AS calls,
 	       coalesce((l.config->'LLM'->>'MaxTokensPerReview')::bigint, $3::bigint) AS tokens
 	FROM reviews l WHERE l.id = $1
 ), upd AS (
-	UPDATE reviews r SET llm_calls = r.llm_calls + 1 FROM lim
+	UPDATE reviews r SET llm_calls = r.llm_calls + 1 FROM lim, progress
 	WHERE r.id = $1 AND (lim.calls = 0 OR r.llm_calls < lim.calls)
 	  AND (lim.tokens = 0 OR r.tokens_in + r.tokens_out + $4::bigint <= lim.tokens)
 	RETURNING r.id
@@ -268,7 +274,8 @@ type ReserveLLMCallRow struct {
 }
 
 // A review's own limits (its configuration snapshot) win over the
-// defaults given; 0 is no limit. The call counts only when it fits.
+// defaults given; 0 is no limit. The call counts only when it fits. The
+// commit does not wait for the WAL flush (store/claims.go: item progress).
 func (q *Queries) ReserveLLMCall(ctx context.Context, arg ReserveLLMCallParams) (ReserveLLMCallRow, error) {
 	row := q.db.QueryRow(ctx, reserveLLMCall,
 		arg.ReviewID,
@@ -288,7 +295,9 @@ func (q *Queries) ReserveLLMCall(ctx context.Context, arg ReserveLLMCallParams) 
 }
 
 const startLLMCall = `-- name: StartLLMCall :one
-WITH parts AS (
+WITH progress AS (
+	SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), parts AS (
 	INSERT INTO llm_messages (hash, kind, body)
 	SELECT unnest($10::text[]), unnest($11::text[]), unnest($12::text[])::jsonb
 	ON CONFLICT (hash) DO UPDATE SET seen_at = now()
@@ -296,8 +305,9 @@ WITH parts AS (
 )
 INSERT INTO llm_calls (review_id, stage, item_key, model, prompt_hash, status, message_hashes, params_hash,
                        started_at, endpoint)
-VALUES ($1, $2, $3, $4, $5, 'started', $6, $7,
-        coalesce($8::timestamptz, now()), $9)
+SELECT $1, $2, $3, $4, $5, 'started', $6::text[], $7,
+       coalesce($8::timestamptz, now()), $9
+FROM progress
 RETURNING id
 `
 
@@ -317,7 +327,8 @@ type StartLLMCallParams struct {
 }
 
 // The request's parts not stored yet are stored in the same statement
-// (one round trip, one commit); seen_at as in StoreMessages.
+// (one round trip, one commit); seen_at as in StoreMessages. The commit
+// does not wait for the WAL flush (store/claims.go: item progress).
 func (q *Queries) StartLLMCall(ctx context.Context, arg StartLLMCallParams) (int64, error) {
 	row := q.db.QueryRow(ctx, startLLMCall,
 		arg.ReviewID,
