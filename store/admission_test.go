@@ -31,14 +31,7 @@ func TestAdmissionNeverExceedsCapacity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	var batches []string
-	for range 2 {
-		b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		batches = append(batches, b.ID)
-	}
+	batches := []string{newBatch(t, st, 0), newBatch(t, st, 0)}
 	byBatch := map[string]string{}
 	for i := range 20 {
 		id := queuedReview(t, st, batches[i%2], review.KindBulk)
@@ -202,14 +195,7 @@ func TestQueuePositionIsAdmissionOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := open(t)
-	var batches []string
-	for range 2 {
-		b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		batches = append(batches, b.ID)
-	}
+	batches := []string{newBatch(t, st, 0), newBatch(t, st, 0)}
 	var queued []string
 	for range 4 {
 		queued = append(queued, queuedReview(t, st, batches[0], review.KindBulk))
