@@ -314,11 +314,19 @@ func (a *App) Handlers() worker.Handlers {
 		return skip
 	}
 	return worker.Handlers{
-		review.StageIntent: &intent.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
+		review.StageIntent: &intent.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts, Warm: a.warmSnapshot},
 		review.StageVerify: &verify.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
 		review.StageExpert: &expert.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts, Snapshots: a.Snapshots, Ignore: ignore},
 		review.StageEval:   &eval.Handler{Store: a.Store, LLM: a.LLM, Prompts: a.Prompts},
 		review.StageReport: &report.Handler{Store: a.Store},
+	}
+}
+
+// warmSnapshot prepares a review's head tree for its expert runs in the
+// background (snapshot.Cache.Warm).
+func (a *App) warmSnapshot(r review.Review) {
+	if a.Snapshots != nil {
+		a.Snapshots.Warm(r)
 	}
 }
 

@@ -1,4 +1,19 @@
 package snapshot
 
+import "time"
+
 // TreeDir exposes where the cache keeps commit sha's redacted head tree.
 func TreeDir(c *Cache, sha string) string { return c.treeDir(sha) }
+
+// WaitWarm waits until no tree of c is being built by Warm.
+func WaitWarm(c *Cache) {
+	for {
+		c.warm.mu.Lock()
+		n := len(c.warm.trees)
+		c.warm.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -70,6 +70,7 @@ type Cache struct {
 	Retryable func(ctx context.Context) bool
 
 	locks keylock.Locks
+	warm  warming
 }
 
 // lock serialises work on key within this process.

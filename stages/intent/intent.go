@@ -48,6 +48,10 @@ type Handler struct {
 	Store   *store.Store
 	LLM     Structured
 	Prompts *prompts.Set
+	// Warm, when set, is told of a review as soon as an intent item of it
+	// found something, so what its expert runs read (the head tree) is
+	// prepared while verify runs (snapshot.Cache.Warm).
+	Warm func(review.Review)
 }
 
 // reply is the schema-shaped answer of the model.
@@ -120,7 +124,14 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 		}
 		return err
 	}
-	return h.Store.FinishIntentItem(ctx, p.ReviewID, p.Item, normalise(out, files))
+	found := normalise(out, files)
+	if err := h.Store.FinishIntentItem(ctx, p.ReviewID, p.Item, found); err != nil {
+		return err
+	}
+	if len(found) > 0 && h.Warm != nil {
+		h.Warm(r)
+	}
+	return nil
 }
 
 // userMessage shows the model each file's diff on new-side line numbers;

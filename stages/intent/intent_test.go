@@ -77,9 +77,13 @@ func TestPerFileIntentStoresFindingsOnTheTaskFile(t *testing.T) {
 			"description": "whole-file remark", "suggestion": "", "quote": "", "fix": "", "severity": "low", "confidence": 1.7},
 	}})))
 	st, id := setup(t, config.Default(), intent.ModePerFile, map[string]string{"worker.go": goDiff})
-	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+	var warmed []string
+	h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t), Warm: func(r review.Review) { warmed = append(warmed, r.ID) }}
 	if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 		t.Fatal(err)
+	}
+	if len(warmed) != 1 || warmed[0] != id {
+		t.Errorf("head tree warmed for %v, want once for the review with findings", warmed)
 	}
 	fs, err := st.ListFindings(ctx, id)
 	if err != nil || len(fs) != 2 {
@@ -120,7 +124,8 @@ func TestProgressiveContextToggle(t *testing.T) {
 		cfg := config.Default()
 		cfg.Harness.ProgressiveContextEnabled = enabled
 		st, id := setup(t, cfg, intent.ModePerFile, map[string]string{"worker.go": goDiff})
-		h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t)}
+		h := &intent.Handler{Store: st, LLM: client, Prompts: stagetest.Prompts(t),
+			Warm: func(review.Review) { t.Error("head tree warmed for a review in which intent found nothing") }}
 		if err := h.Work(ctx, stagetest.Job(t, st, pipeline.Payload{ReviewID: id, Stage: review.StageIntent, Item: "i1"})); err != nil {
 			t.Fatal(err)
 		}
