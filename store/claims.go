@@ -47,8 +47,8 @@ func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.
 }
 
 // Item progress: the writes a run of an item makes before it closes — its
-// claim, the budget its calls reserve, and each call's record as it starts
-// and ends — commit without waiting for the WAL to reach disk (each of
+// claim, the packs its intent prompt used, the budget its calls reserve,
+// and each call's record as it starts and ends — commit without waiting for the WAL to reach disk (each of
 // those queries turns synchronous_commit off for its own transaction, in a
 // CTE named progress). The item's close commits synchronously, and a
 // synchronous commit flushes the whole WAL before it, so when the item

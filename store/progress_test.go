@@ -13,7 +13,8 @@ import (
 	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
-// An item's progress writes commit without waiting for the WAL flush, each
+// An item's progress writes (its claim, the packs its prompt used, its
+// calls' reservations and records) commit without waiting for the WAL flush, each
 // for its own transaction only: the pooled connection that ran one is back
 // to synchronous commits for whatever it runs next (an item's close).
 func TestItemProgressCommitsWithoutWaitingForTheFlush(t *testing.T) {
@@ -28,6 +29,7 @@ func TestItemProgressCommitsWithoutWaitingForTheFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file", Timeout: time.Hour,
+		Files: []review.File{{Path: "a.go", Change: "modified", Diff: "@@"}},
 		Items: []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +43,9 @@ func TestItemProgressCommitsWithoutWaitingForTheFlush(t *testing.T) {
 		"claim": func(tx pgx.Tx, q *sqlcdb.Queries) error {
 			_, err := q.ClaimItem(ctx, sqlcdb.ClaimItemParams{ReviewID: id, Stage: review.StageIntent, ItemKey: "p1", Claim: &claim, Generation: -1})
 			return err
+		},
+		"packs": func(_ pgx.Tx, q *sqlcdb.Queries) error {
+			return q.SetFilesPacks(ctx, sqlcdb.SetFilesPacksParams{ReviewID: id, Packs: json.RawMessage(`{"a.go": ["sql"]}`)})
 		},
 		"reserve": func(tx pgx.Tx, q *sqlcdb.Queries) error {
 			_, err := q.ReserveLLMCall(ctx, sqlcdb.ReserveLLMCallParams{ReviewID: id})

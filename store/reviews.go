@@ -156,11 +156,44 @@ func (s *Store) GetFile(ctx context.Context, reviewID, path string) (review.File
 	return fileFromRow(sqlcdb.ListFilesRow(r)), nil
 }
 
-// SetFilePacks records which progressive-context packs a file's intent prompt used.
-func (s *Store) SetFilePacks(ctx context.Context, reviewID, path string, packs []string) error {
-	err := s.q.SetFilePacks(ctx, sqlcdb.SetFilePacksParams{ReviewID: reviewID, Path: path, Packs: nonNilStrings(packs)})
+// GetFiles returns the named files of a review in the order named; a path
+// the review does not have is ErrNotFound.
+func (s *Store) GetFiles(ctx context.Context, reviewID string, paths []string) ([]review.File, error) {
+	rows, err := s.q.GetFiles(ctx, sqlcdb.GetFilesParams{ReviewID: reviewID, Paths: nonNilStrings(paths)})
 	if err != nil {
-		return fmt.Errorf("set packs of %s: %w", path, err)
+		return nil, fmt.Errorf("get %d files of %s: %w", len(paths), reviewID, err)
+	}
+	byPath := make(map[string]review.File, len(rows))
+	for _, r := range rows {
+		byPath[r.Path] = fileFromRow(sqlcdb.ListFilesRow(r))
+	}
+	out := make([]review.File, 0, len(paths))
+	for _, p := range paths {
+		f, ok := byPath[p]
+		if !ok {
+			return nil, fmt.Errorf("get file %s of %s: %w", p, reviewID, ErrNotFound)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// SetFilesPacks records, in one statement, which progressive-context packs
+// the intent prompt of each file (by path) used.
+func (s *Store) SetFilesPacks(ctx context.Context, reviewID string, packs map[string][]string) error {
+	if len(packs) == 0 {
+		return nil
+	}
+	m := make(map[string][]string, len(packs))
+	for p, names := range packs {
+		m[p] = nonNilStrings(names)
+	}
+	doc, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode the packs of %d files: %w", len(packs), err)
+	}
+	if err := s.q.SetFilesPacks(ctx, sqlcdb.SetFilesPacksParams{ReviewID: reviewID, Packs: doc}); err != nil {
+		return fmt.Errorf("set the packs of %d files of %s: %w", len(packs), reviewID, err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,36 @@ func TestExpiredReviewsFailWithReason(t *testing.T) {
 	r, _ := st.GetReview(ctx, id)
 	if r.Status != review.ReviewFailed || r.Error == "" || r.FinishedAt == nil {
 		t.Fatalf("review: %+v", r)
+	}
+}
+
+// An intent item reads its files in one query, in the order it names
+// them, and records every file's packs in one statement; a file the review
+// does not have is not found, and packs named for one change nothing.
+func TestFilesOfAnItemAreReadAndMarkedTogether(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := open(t)
+	id := newReview(t, st, "p1")
+	files, err := st.GetFiles(ctx, id, []string{"img.png", "a.go"})
+	if err != nil || len(files) != 2 || files[0].Path != "img.png" || files[1].Path != "a.go" {
+		t.Fatalf("files %+v (%v), want img.png then a.go", files, err)
+	}
+	if files[1].Content == nil || *files[1].Content != "x\ny\nz\nw\n" {
+		t.Fatalf("a.go read without its content: %+v", files[1])
+	}
+	if _, err := st.GetFiles(ctx, id, []string{"a.go", "missing.go"}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a missing file: %v, want ErrNotFound", err)
+	}
+	err = st.SetFilesPacks(ctx, id, map[string][]string{"a.go": {"concurrency", "errors"}, "img.png": nil, "elsewhere.go": {"sql"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.GetFiles(ctx, id, []string{"a.go", "img.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0].Packs, []string{"concurrency", "errors"}) || len(got[1].Packs) != 0 {
+		t.Fatalf("packs a.go %v, img.png %v; want [concurrency errors] and none", got[0].Packs, got[1].Packs)
 	}
 }

@@ -77,25 +77,23 @@ func (h *Handler) Work(ctx context.Context, j pipeline.Job) error {
 	if err := json.Unmarshal(it.Payload, &ip); err != nil || len(ip.Files) == 0 {
 		return pipeline.Permanent(fmt.Errorf("intent item %s has no files: %s", p.Item, it.Payload))
 	}
-	var files []review.File
-	for _, name := range ip.Files {
-		f, err := h.Store.GetFile(ctx, p.ReviewID, name)
-		if err != nil {
-			return pipeline.PermanentIfMissing(err)
-		}
-		files = append(files, f)
+	files, err := h.Store.GetFiles(ctx, p.ReviewID, ip.Files)
+	if err != nil {
+		return pipeline.PermanentIfMissing(err)
 	}
 
 	var packs []prompts.Pack
+	used := make(map[string][]string, len(files))
 	for _, f := range files {
 		fp := prompts.AllPacks
 		if cfg.Harness.ProgressiveContextEnabled {
 			fp = prompts.DetectPacks(f.Path, f.Diff)
 		}
 		packs = union(packs, fp)
-		if err := h.Store.SetFilePacks(ctx, p.ReviewID, f.Path, packNames(fp)); err != nil {
-			return err
-		}
+		used[f.Path] = packNames(fp)
+	}
+	if err := h.Store.SetFilesPacks(ctx, p.ReviewID, used); err != nil {
+		return err
 	}
 	system := h.Prompts.IntentSystem(packs)
 	if ip.Mode == ModeChunked {

@@ -42,8 +42,25 @@ SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, cha
        diff, content, packs, repo_rules
 FROM review_files WHERE review_id = $1 AND path = $2;
 
--- name: SetFilePacks :exec
-UPDATE review_files SET packs = @packs WHERE review_id = @review_id AND path = @path;
+-- name: GetFiles :many
+SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
+       diff, content, packs, repo_rules
+FROM review_files WHERE review_id = @review_id AND path = ANY(@paths::text[]);
+
+-- name: SetFilesPacks :exec
+-- packs maps each path to the packs its intent prompt used. The rows are
+-- locked in path order (lockorder.go); the commit does not wait for the
+-- WAL flush (store/claims.go: item progress).
+WITH progress AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), target AS (
+    SELECT t.path FROM review_files t
+    WHERE t.review_id = @review_id AND t.path IN (SELECT jsonb_object_keys(@packs::jsonb))
+    ORDER BY t.path COLLATE "C" FOR UPDATE
+)
+UPDATE review_files SET packs = ARRAY(SELECT jsonb_array_elements_text(@packs::jsonb -> review_files.path))
+FROM target, progress
+WHERE review_files.review_id = @review_id AND review_files.path = target.path;
 
 -- name: ListFileSummaries :many
 SELECT path, old_path, change, skip_reason, additions, deletions

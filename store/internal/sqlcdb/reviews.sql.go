@@ -129,6 +129,65 @@ func (q *Queries) GetFile(ctx context.Context, arg GetFileParams) (GetFileRow, e
 	return i, err
 }
 
+const getFiles = `-- name: GetFiles :many
+SELECT path, old_path, change, is_binary, skip_reason, additions, deletions, changed_lines,
+       diff, content, packs, repo_rules
+FROM review_files WHERE review_id = $1 AND path = ANY($2::text[])
+`
+
+type GetFilesParams struct {
+	ReviewID string
+	Paths    []string
+}
+
+type GetFilesRow struct {
+	Path         string
+	OldPath      string
+	Change       string
+	IsBinary     bool
+	SkipReason   string
+	Additions    int32
+	Deletions    int32
+	ChangedLines []int32
+	Diff         string
+	Content      *string
+	Packs        []string
+	RepoRules    review.Rules
+}
+
+func (q *Queries) GetFiles(ctx context.Context, arg GetFilesParams) ([]GetFilesRow, error) {
+	rows, err := q.db.Query(ctx, getFiles, arg.ReviewID, arg.Paths)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []GetFilesRow
+	for rows.Next() {
+		var i GetFilesRow
+		if err := rows.Scan(
+			&i.Path,
+			&i.OldPath,
+			&i.Change,
+			&i.IsBinary,
+			&i.SkipReason,
+			&i.Additions,
+			&i.Deletions,
+			&i.ChangedLines,
+			&i.Diff,
+			&i.Content,
+			&i.Packs,
+			&i.RepoRules,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const getReview = `-- name: GetReview :one
 SELECT id, batch_id, repo, source, base_ref, head_ref, base_sha, head_sha, snapshot, purpose, status, stage, intent_mode, skipped_stages, config, error, llm_calls, tokens_in, tokens_out, created_at, started_at, stage_started_at, finished_at, deadline_at, incomplete, failed_items, kind, timeout_ms, dedupe_key, snapshot_fallback, skipped_budget, cost, since_review, change_key, config_warnings FROM reviews WHERE id = $1
 `
@@ -393,18 +452,29 @@ func (q *Queries) ListReviews(ctx context.Context, limit int32) ([]Review, error
 	return items, nil
 }
 
-const setFilePacks = `-- name: SetFilePacks :exec
-UPDATE review_files SET packs = $1 WHERE review_id = $2 AND path = $3
+const setFilesPacks = `-- name: SetFilesPacks :exec
+WITH progress AS (
+    SELECT set_config('synchronous_commit', 'off', true) AS commit_mode
+), target AS (
+    SELECT t.path FROM review_files t
+    WHERE t.review_id = $2 AND t.path IN (SELECT jsonb_object_keys($1::jsonb))
+    ORDER BY t.path COLLATE "C" FOR UPDATE
+)
+UPDATE review_files SET packs = ARRAY(SELECT jsonb_array_elements_text($1::jsonb -> review_files.path))
+FROM target, progress
+WHERE review_files.review_id = $2 AND review_files.path = target.path
 `
 
-type SetFilePacksParams struct {
-	Packs    []string
+type SetFilesPacksParams struct {
+	Packs    json.RawMessage
 	ReviewID string
-	Path     string
 }
 
-func (q *Queries) SetFilePacks(ctx context.Context, arg SetFilePacksParams) error {
-	_, err := q.db.Exec(ctx, setFilePacks, arg.Packs, arg.ReviewID, arg.Path)
+// packs maps each path to the packs its intent prompt used. The rows are
+// locked in path order (lockorder.go); the commit does not wait for the
+// WAL flush (store/claims.go: item progress).
+func (q *Queries) SetFilesPacks(ctx context.Context, arg SetFilesPacksParams) error {
+	_, err := q.db.Exec(ctx, setFilesPacks, arg.Packs, arg.ReviewID)
 	return err
 }
 
