@@ -5,8 +5,10 @@
 # scheduler, a redis-server of the script's own, a database of its own on
 # the Postgres at PGURL, and fakellm's markers reviewer answering after
 # LATENCY. The change edits FILES files of LINES lines each, with one
-# marked line in each of the first MARKED; the review is submitted alone and
-# waited for, RUNS times.
+# marked line in each of the first MARKED; RUNS such changes, alike but for
+# one value per edited line, are each submitted alone and waited for: the
+# first meets workers just started, the others workers that have run a
+# review but never seen the change's content.
 #
 # The critical path is read back from llm_calls: for every finding, the
 # summed call time of its intent item, verify, expert rounds and eval (and
@@ -42,8 +44,8 @@ trap cleanup EXIT
 go build -o "$OUT/rf" ./cmd/reviewfleet
 go build -o "$OUT/fakellm" ./cmd/fakellm
 
-# One repository: a base of FILES Go files and a head that changes every
-# hundredth line of each and marks one line in each of the first MARKED.
+# One repository: a base of FILES Go files and RUNS heads that change every
+# hundredth line of each and mark one line in each of the first MARKED.
 repo="$OUT/repo"
 rm -rf "$repo" && git init -q -b main "$repo"
 (
@@ -54,14 +56,18 @@ rm -rf "$repo" && git init -q -b main "$repo"
 	done
 	git add . && git commit -q -m base
 	git rev-parse HEAD >"$OUT/base"
-	for f in $(seq 1 "$FILES"); do
-		awk -v f="$f" -v n="$LINES" -v marked="$MARKED" 'BEGIN { print "package demo"; for (i = 2; i <= n; i++) {
-			if (i == 450 && f <= marked) printf "var v%d_%d = %d * 3 // MARKER: unchecked overflow\n", f, i, i
-			else if (i % 100 == 0) printf "var v%d_%d = %d + 1 // head value\n", f, i, i
-			else printf "var v%d_%d = %d // base value\n", f, i, i } }' >"f$f.go"
+	: >"$OUT/heads"
+	for run in $(seq 1 "$RUNS"); do
+		git checkout -q --detach "$(cat "$OUT/base")"
+		for f in $(seq 1 "$FILES"); do
+			awk -v f="$f" -v n="$LINES" -v marked="$MARKED" -v run="$run" 'BEGIN { print "package demo"; for (i = 2; i <= n; i++) {
+				if (i == 450 && f <= marked) printf "var v%d_%d = %d * 3 // MARKER: unchecked overflow\n", f, i, i
+				else if (i % 100 == 0) printf "var v%d_%d = %d + %d // head value\n", f, i, i, run
+				else printf "var v%d_%d = %d // base value\n", f, i, i } }' >"f$f.go"
+		done
+		git commit -q -am "head $run"
+		git rev-parse HEAD >>"$OUT/heads"
 	done
-	git commit -q -am head
-	git rev-parse HEAD >"$OUT/head"
 )
 
 llmport=$(free_port)
@@ -89,7 +95,7 @@ sleep 2
 : >"$OUT/summary"
 for run in $(seq 1 "$RUNS"); do
 	s=$(date +%s.%N)
-	"$OUT/rf" review --config "$OUT/config.yaml" --repo "$repo" --base "$(cat "$OUT/base")" --head "$(cat "$OUT/head")" \
+	"$OUT/rf" review --config "$OUT/config.yaml" --repo "$repo" --base "$(cat "$OUT/base")" --head "$(sed -n "${run}p" "$OUT/heads")" \
 		--format json --quiet >"$OUT/review$run.json" 2>"$OUT/review$run.err" || true
 	e=$(date +%s.%N)
 	psql -qAt "$DATABASE_URL" -v cmd_s="$(echo "$e - $s" | bc)" >>"$OUT/summary" <<'SQL'
