@@ -22,15 +22,7 @@ RPM="${RPM:-0}"
 PGURL="${PGURL:-postgres://postgres@127.0.0.1:5432}"
 OUT="${OUT:-$(mktemp -d /tmp/bench-fleet.XXXXXX)}"
 mkdir -p "$OUT"
-command -v redis-server >/dev/null || { echo "bench-fleet: redis-server is not installed" >&2; exit 1; }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-}
-trap cleanup EXIT
+. scripts/benchlib.sh
 
 go build -o "$OUT/rf" ./cmd/reviewfleet
 go build -o "$OUT/fakellm" ./cmd/fakellm
@@ -73,14 +65,8 @@ llmport=$(free_port)
 	-report-every 10s >"$OUT/fakellm.log" 2>&1 &
 llmpid=$!
 pids+=($llmpid)
-redisport=$(free_port)
-redis-server --port "$redisport" --bind 127.0.0.1 --save '' --appendonly no >"$OUT/redis.log" 2>&1 &
-pids+=($!)
-
-db="rf_bench_$$"
-createdb -d "$PGURL/postgres" "$db" 2>/dev/null || psql "$PGURL/postgres" -qc "CREATE DATABASE $db"
-export DATABASE_URL="$PGURL/$db?sslmode=disable"
-export REDIS_URL="redis://127.0.0.1:$redisport/0"
+bench_redis
+bench_db "rf_bench_$$"
 export OPENAI_BASE_URL="http://127.0.0.1:$llmport/v1" OPENAI_API_KEY=bench
 printf 'snapshot:\n  allow_loopback_http: true\nexpert:\n  snapshot_dir: %s\n' "$OUT/cache" >"$OUT/config.yaml"
 sleep 1
@@ -96,12 +82,7 @@ done <"$OUT/heads" >"$OUT/manifest.jsonl"
 uptime >"$OUT/load-before"
 start=$(date +%s.%N)
 psql -qAt "$DATABASE_URL" -c "SELECT 'fleet_start ' || now()" >"$OUT/start"
-for i in $(seq 1 "$WORKERS"); do
-	"$OUT/rf" worker --config "$OUT/config.yaml" >"$OUT/worker$i.log" 2>&1 &
-	pids+=($!)
-done
-"$OUT/rf" scheduler --config "$OUT/config.yaml" >"$OUT/scheduler.log" 2>&1 &
-pids+=($!)
+bench_fleet
 # Every half second: reviews running and queued, pending items of running
 # reviews (what admission counts against the slots).
 while :; do
@@ -158,6 +139,4 @@ awk -v slots="$slots" -v lat="$LATENCY" -v rpm="$RPM" '
 		if (rpm > 0) printf "quota used %.1f%% (%d calls answered in %.1f s, quota %d a minute); 429s %.2f%% of calls\n", 100 * ok / (span / 60 * rpm), ok, span, rpm, 100 * rl / calls
 	}' "$OUT/figures" | tee -a "$OUT/summary"
 cleanup
-pids=()
-psql -q "$PGURL/postgres" -c "DROP DATABASE $db" >/dev/null 2>&1 || true
 echo "bench-fleet: logs in $OUT"

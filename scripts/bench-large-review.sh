@@ -31,15 +31,7 @@ RUNS="${RUNS:-3}"
 PGURL="${PGURL:-postgres://postgres@127.0.0.1:5432}"
 OUT="${OUT:-$(mktemp -d /tmp/bench-large.XXXXXX)}"
 mkdir -p "$OUT"
-command -v redis-server >/dev/null || { echo "bench-large-review: redis-server is not installed" >&2; exit 1; }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-}
-trap cleanup EXIT
+. scripts/benchlib.sh
 
 go build -o "$OUT/rf" ./cmd/reviewfleet
 go build -o "$OUT/fakellm" ./cmd/fakellm
@@ -73,23 +65,13 @@ rm -rf "$repo" && git init -q -b main "$repo"
 llmport=$(free_port)
 "$OUT/fakellm" -addr "127.0.0.1:$llmport" -reviewer markers -marker MARKER -latency "$LATENCY" >"$OUT/fakellm.log" 2>&1 &
 pids+=($!)
-redisport=$(free_port)
-redis-server --port "$redisport" --bind 127.0.0.1 --save '' --appendonly no >"$OUT/redis.log" 2>&1 &
-pids+=($!)
-db="rf_large_$$"
-createdb -d "$PGURL/postgres" "$db" 2>/dev/null || psql "$PGURL/postgres" -qc "CREATE DATABASE $db"
-export DATABASE_URL="$PGURL/$db?sslmode=disable"
-export REDIS_URL="redis://127.0.0.1:$redisport/0"
+bench_redis
+bench_db "rf_large_$$"
 export OPENAI_BASE_URL="http://127.0.0.1:$llmport/v1" OPENAI_API_KEY=bench
 printf 'expert:\n  snapshot_dir: %s\n' "$OUT/cache" >"$OUT/config.yaml"
 sleep 1
 "$OUT/rf" migrate --config "$OUT/config.yaml" >/dev/null
-for i in $(seq 1 "$WORKERS"); do
-	"$OUT/rf" worker --config "$OUT/config.yaml" >"$OUT/worker$i.log" 2>&1 &
-	pids+=($!)
-done
-"$OUT/rf" scheduler --config "$OUT/config.yaml" >"$OUT/scheduler.log" 2>&1 &
-pids+=($!)
+bench_fleet
 sleep 2
 
 : >"$OUT/summary"
@@ -129,6 +111,4 @@ GROUP BY i.stage ORDER BY i.stage;
 SQL
 tail -5 "$OUT/summary"
 cleanup
-pids=()
-psql -q "$PGURL/postgres" -c "DROP DATABASE $db" >/dev/null 2>&1 || true
 echo "bench-large-review: logs in $OUT"
