@@ -192,7 +192,7 @@ func TestBulkManifestThroughTwoWorkers(t *testing.T) {
 	if err != nil || ir.Status != review.ReviewDone {
 		t.Fatalf("interactive review: %s %q %v", ir.Status, ir.Error, err)
 	}
-	p, err := bulk.Wait(ctx, sub.Store, batchID, io.Discard)
+	p, err := bulk.Wait(ctx, sub.Store, batchID, io.Discard, progress.FleetWaits{})
 	if err != nil {
 		t.Fatal(err)
 	}

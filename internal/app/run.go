@@ -136,7 +136,7 @@ func (a *App) wait(ctx context.Context, id string, p *pipeline.Pipeline, opts Ru
 		progOut = io.Discard
 	}
 	r, err := progress.Wait(waitCtx, a.Store, id, progOut, a.Cfg.Scheduler.ReviewTimeout, a.fleetCheck(),
-		progress.WithProviderWait(a.ProviderWait))
+		progress.WithProviderWait(a.ProviderWait), progress.WithQuotaBacklog(a.quotaBacklog))
 	if err != nil {
 		if cause := context.Cause(waitCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
@@ -199,7 +199,8 @@ func (a *App) runBatch(ctx context.Context, spec bulk.Spec, opts RunOptions) (Ou
 	if opts.NoWait {
 		return out, nil
 	}
-	if out.BatchProgress, err = bulk.Wait(ctx, a.Store, res.Batch.ID, progOut, a.ProviderWait); err != nil {
+	if out.BatchProgress, err = bulk.Wait(ctx, a.Store, res.Batch.ID, progOut,
+		progress.FleetWaits{Provider: a.ProviderWait, QuotaBacklog: a.quotaBacklog}); err != nil {
 		return out, err
 	}
 	return out, nil

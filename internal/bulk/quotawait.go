@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -34,4 +35,29 @@ func withQuotaWait(line string, p store.BatchProgress, now time.Time, stalled ti
 		line += " · ETA " + eta.Round(time.Second).String()
 	}
 	return line + " · " + note
+}
+
+// withFleetWaits adds to a batch's line what holds the fleet back while
+// reviews remain: the provider's wait, counted in the ETA (withQuotaWait),
+// or else a backlog on the fleet's own quota, which the pace so far
+// already counts. It returns the line and the note added ("" for none).
+func withFleetWaits(ctx context.Context, line string, p store.BatchProgress, now time.Time, waits progress.FleetWaits) (string, string) {
+	if p.Remaining() == 0 {
+		return line, ""
+	}
+	var stalled time.Duration
+	if waits.Provider != nil {
+		stalled = waits.Provider(ctx)
+	}
+	if note := progress.QuotaNote(stalled); note != "" {
+		return withQuotaWait(line, p, now, stalled), note
+	}
+	if waits.QuotaBacklog == nil {
+		return line, ""
+	}
+	note := progress.BacklogNote(waits.QuotaBacklog(ctx))
+	if note == "" {
+		return line, ""
+	}
+	return line + " · " + note, note
 }

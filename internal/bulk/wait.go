@@ -59,9 +59,10 @@ func humanCount(n int64) string {
 
 // Wait follows a batch until its submission is over and every review has
 // ended, writing a progress line to w (rewritten in place on a terminal).
-// With providerWait, a stall on the provider's quota is shown on the line
-// and counted in the ETA.
-func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, providerWait ...progress.ProviderWaitFunc) (store.BatchProgress, error) {
+// A stall on the provider's quota (waits.Provider) is shown on the line
+// and counted in the ETA; a backlog on the fleet's own quota
+// (waits.QuotaBacklog) is shown.
+func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, waits progress.FleetWaits) (store.BatchProgress, error) {
 	out := progress.NewPrinter(w)
 	t := time.NewTicker(PollInterval)
 	defer t.Stop()
@@ -81,14 +82,8 @@ func Wait(ctx context.Context, st *store.Store, batchID string, w io.Writer, pro
 			}
 		}
 		line := Line(b, p, entries, time.Now())
-		var stalled time.Duration
-		for _, f := range providerWait {
-			stalled = max(stalled, f(ctx))
-		}
-		if p.Remaining() > 0 {
-			line = withQuotaWait(line, p, time.Now(), stalled)
-		}
-		key := fmt.Sprint(b.Status, entries.Recorded, p.Reviews, p.Queued, p.Running, p.Done, p.Failed, progress.QuotaNote(stalled))
+		line, note := withFleetWaits(ctx, line, p, time.Now(), waits)
+		key := fmt.Sprint(b.Status, entries.Recorded, p.Reviews, p.Queued, p.Running, p.Done, p.Failed, note)
 		out.Show(key, line)
 		if b.Status != store.BatchSubmitting && p.Remaining() == 0 {
 			out.End()

@@ -149,7 +149,7 @@ func runBulkBench(b *testing.B, n, workers, rpm int) {
 		b.Fatalf("interactive review: %s %v", ir.Status, err)
 	}
 	iWall := time.Since(iStart)
-	p, err := bulk.Wait(ctx, sub.Store, res.Batch.ID, io.Discard)
+	p, err := bulk.Wait(ctx, sub.Store, res.Batch.ID, io.Discard, progress.FleetWaits{})
 	if err != nil {
 		b.Fatal(err)
 	}

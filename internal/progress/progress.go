@@ -97,8 +97,8 @@ func reached(chain []review.Stage, cur, s review.Stage) bool {
 type Option func(*waitOptions)
 
 type waitOptions struct {
-	servers      heartbeat.Servers
-	providerWait ProviderWaitFunc
+	servers heartbeat.Servers
+	waits   FleetWaits
 }
 
 // WithFleet makes Wait say when no live worker serves the review's queue
@@ -171,8 +171,8 @@ func Wait(ctx context.Context, st *store.Store, id string, w io.Writer, timeout 
 		}
 		if stall != "" {
 			line += "  ⚠ " + stall
-		} else if o.providerWait != nil && r.Status == review.ReviewRunning {
-			if note := QuotaNote(o.providerWait(ctx)); note != "" {
+		} else if r.Status == review.ReviewRunning {
+			if note := o.waits.Note(ctx); note != "" {
 				line += "  ⏸ " + note
 			}
 		}
