@@ -280,9 +280,9 @@ func (p *Pipeline) enqueueOne(ctx context.Context, r review.Review, it review.It
 }
 
 // failIfNothingReviewed fails the review when every item of its current
-// stage (counted in out) failed: a stage that reviewed nothing leaves nothing to report, and
-// a "done" review would tell a CI job the change was reviewed. It reports
-// whether the review ended.
+// stage (counted in out) failed: a stage that reviewed nothing leaves
+// nothing to report, and a "done" review would tell a CI job the change
+// was reviewed. It reports whether the review ended.
 func (p *Pipeline) failIfNothingReviewed(ctx context.Context, r review.Review, out store.StageOutcome) (bool, error) {
 	total, failed, first := out.Total, out.Failed, out.FirstError
 	if total == 0 || failed < total {
