@@ -48,9 +48,9 @@ func lostOrClosed(ctx context.Context, tx pgx.Tx, reviewID string, stage review.
 
 // Item progress: the writes a run of an item makes before it closes — its
 // claim, the packs its intent prompt used, the budget its calls reserve,
-// and each call's record as it starts and ends — commit without waiting for the WAL to reach disk (each of
-// those queries turns synchronous_commit off for its own transaction, in a
-// CTE named progress). The item's close commits synchronously, and a
+// and each call's record as it starts and ends — commit without waiting
+// for the WAL to reach disk (each of those queries turns synchronous_commit
+// off for its own transaction, in a CTE named progress). The item's close commits synchronously, and a
 // synchronous commit flushes the whole WAL before it, so when the item
 // closes all of its progress is durable with its result. A PostgreSQL crash
 // before then loses at most the last fraction of a second of the progress
