@@ -89,13 +89,18 @@ func DetectSignals(path, diffText string) []Hit {
 // detect reads a file's change: the signals that fire and whether any
 // added or removed line carries code.
 func detect(path, diffText string) (hits []Hit, code bool) {
+	// Prose never selects a pack.
+	if !isSourceFile(path) && isProse(path) {
+		return nil, false
+	}
+	return newChange(path, diffText).signals(path)
+}
+
+// signals runs the detector table over c, the change of the file at path.
+func (c *change) signals(path string) (hits []Hit, code bool) {
 	if !isSourceFile(path) {
 		// Configuration carries no code, but a credential committed in it
-		// still deserves the authorization pack; prose never selects one.
-		if isProse(path) {
-			return nil, false
-		}
-		c := newChange(path, diffText)
+		// still deserves the authorization pack.
 		for _, s := range signals {
 			if len(s.langs) > 0 || s.pack != PackAuthorization {
 				continue
@@ -106,7 +111,6 @@ func detect(path, diffText string) (hits []Hit, code bool) {
 		}
 		return hits, false
 	}
-	c := newChange(path, diffText)
 	if !c.code {
 		return nil, false
 	}
@@ -183,6 +187,8 @@ type change struct {
 type codeLine struct {
 	text   string
 	idents [][]string // each identifier's lower-cased words: "apiKey" → [api key]
+	lower  string     // text lower-cased, when ascii
+	ascii  bool       // text is all ASCII (see linePattern)
 }
 
 // newChange extracts the changed lines of diffText. Each side of a hunk is
@@ -257,6 +263,7 @@ func (c *change) take(side []codeLine, class lineClass, text string) []codeLine 
 		c.code = true
 	}
 	cl := codeLine{text: text, idents: identWords(text)}
+	cl.lower, cl.ascii = lowerASCII(text)
 	c.lines = append(c.lines, cl)
 	return append(side, cl)
 }

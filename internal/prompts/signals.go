@@ -26,10 +26,10 @@ var identRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
 
 // anyLine matches when expr matches a changed line.
 func anyLine(expr string) func(*change) (string, bool) {
-	re := regexp.MustCompile(expr)
+	p := compileLine(expr)
 	return func(c *change) (string, bool) {
 		for _, l := range c.lines {
-			if re.MatchString(l.text) {
+			if p.match(l) {
 				return l.text, true
 			}
 		}
