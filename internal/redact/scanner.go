@@ -129,8 +129,41 @@ func candidate(l string) bool {
 	if keywords.MatchFirstString(strings.ToLower(l)) != nil {
 		return true
 	}
+	return encodedCandidate(l)
+}
+
+// encodedCandidate reports whether l holds an encoded run that may decode
+// to a secret: at least 16 characters with a digit or one of %+/=.
+func encodedCandidate(l string) bool {
+	if !mayHoldEncoded(l) {
+		return false
+	}
 	for _, m := range encodedRun.FindAllString(l, -1) {
 		if len(m) >= 16 && strings.ContainsAny(m, "0123456789%+/=") {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldEncoded reports whether l has a run of at least 16 of the
+// characters encodedRun's matches are made of, holding a digit or one of
+// %+/=. Every run encodedCandidate accepts lies in such a run, and most
+// lines of code have none: the loop costs a small part of running the
+// pattern.
+func mayHoldEncoded(l string) bool {
+	run, special := 0, false
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c >= '0' && c <= '9', c == '%', c == '+', c == '/', c == '=':
+			run, special = run+1, true
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '-', c == '.', c == '~':
+			run++
+		default:
+			run, special = 0, false
+			continue
+		}
+		if run >= 16 && special {
 			return true
 		}
 	}

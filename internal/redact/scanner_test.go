@@ -1,0 +1,57 @@
+package redact
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The run check before encodedRun changes no answer: every line of the
+// corpora, and random lines made mostly of the pattern's characters, are
+// candidates exactly when the pattern alone says so.
+func TestEncodedCandidateMatchesThePattern(t *testing.T) {
+	t.Parallel()
+	byPattern := func(l string) bool {
+		for _, m := range encodedRun.FindAllString(l, -1) {
+			if len(m) >= 16 && strings.ContainsAny(m, "0123456789%+/=") {
+				return true
+			}
+		}
+		return false
+	}
+	var lines []string
+	for _, dir := range []string{"clean", "secrets"} {
+		names, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "aZq09+/=%._~-%3Ax :\"'"
+	for range 20000 {
+		b := make([]byte, rng.IntN(60))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		lines = append(lines, string(b))
+	}
+	yes := 0
+	for _, l := range lines {
+		want := byPattern(l)
+		if got := encodedCandidate(l); got != want {
+			t.Fatalf("encodedCandidate(%q) = %v, the pattern says %v", l, got, want)
+		}
+		if want {
+			yes++
+		}
+	}
+	if yes == 0 || yes == len(lines) {
+		t.Fatalf("%d of %d lines are candidates: the comparison proves nothing", yes, len(lines))
+	}
+}
