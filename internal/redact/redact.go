@@ -163,8 +163,9 @@ func ruleHits(l string) []hit {
 		hits = append(hits, h)
 	}
 	low := strings.ToLower(l)
-	for _, rule := range Rules {
-		if !hinted(low, rule.Hints) {
+	found := rulesHinted.find(low)
+	for i, rule := range Rules {
+		if !rulesHinted.tried(i, found) {
 			continue
 		}
 		for _, m := range rule.Pattern.FindAllStringSubmatchIndex(l, -1) {

@@ -55,3 +55,42 @@ func TestEncodedCandidateMatchesThePattern(t *testing.T) {
 		t.Fatalf("%d of %d lines are candidates: the comparison proves nothing", yes, len(lines))
 	}
 }
+
+// The one-pass hint index tries a rule exactly when one of its hints is on
+// the line, over the corpora's lines and each rule's own hints.
+func TestRuleHintsMatchHinted(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for _, dir := range []string{"clean", "secrets"} {
+		names, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	for _, r := range Rules {
+		for _, h := range r.Hints {
+			lines = append(lines, "x "+h+" y", strings.ToUpper(h))
+		}
+	}
+	tried := 0
+	for _, l := range lines {
+		low := strings.ToLower(l)
+		found := rulesHinted.find(low)
+		for i, r := range Rules {
+			want := hinted(low, r.Hints)
+			if got := rulesHinted.tried(i, found); got != want {
+				t.Fatalf("rule %d (%s) on %q: tried %v, its hints say %v", i, r.Kind, l, got, want)
+			}
+			if want {
+				tried++
+			}
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no rule was tried: the comparison proves nothing")
+	}
+}
