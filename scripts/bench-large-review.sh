@@ -108,7 +108,13 @@ SELECT format('%s items: claim to first call %s ms, call window %s ms over %s ms
 FROM stage_items i JOIN (SELECT review_id, stage, item_key, min(started_at) AS first, max(finished_at) AS last, sum(latency_ms) AS ms
                          FROM llm_calls GROUP BY 1, 2, 3) c USING (review_id, stage, item_key)
 GROUP BY i.stage ORDER BY i.stage;
+SELECT format('last review, %s stage: from %s to %s ms after its start (%s items)', i.stage,
+	round(extract(epoch FROM min(i.started_at) - r.started_at) * 1000), round(extract(epoch FROM max(i.finished_at) - r.started_at) * 1000), count(*))
+FROM stage_items i JOIN (SELECT id, started_at FROM reviews ORDER BY created_at DESC LIMIT 1) r ON r.id = i.review_id
+GROUP BY i.stage, r.started_at ORDER BY min(i.started_at);
+SELECT format('last review: ends %s ms after its start', round(extract(epoch FROM finished_at - started_at) * 1000))
+FROM reviews ORDER BY created_at DESC LIMIT 1;
 SQL
-tail -5 "$OUT/summary"
+tail -12 "$OUT/summary"
 cleanup
 echo "bench-large-review: logs in $OUT"

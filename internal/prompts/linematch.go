@@ -70,10 +70,29 @@ func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
 		}
 		return requiredLiterals(re.Sub[0])
 	case syntax.OpConcat:
-		// Any one part's literals will do: keep the most selective.
+		// Any one part's literals will do, and so will the strings a run
+		// of parts matching finitely many strings spells ("n" then "il" or
+		// "ull": nil, null): keep the most selective.
+		var run []string
+		fresh := true
 		for _, sub := range re.Sub {
 			if l, ok := requiredLiterals(sub); ok && better(l, lits) {
 				lits = l
+			}
+			set, ok := exactStrings(sub)
+			switch {
+			case !ok:
+				run, fresh = nil, true
+				continue
+			case fresh:
+				run, fresh = set, false
+			default:
+				if run = cross(run, set, false); run == nil {
+					run = set // too many: start again from here
+				}
+			}
+			if run != nil && shortest(run) > 0 && better(run, lits) {
+				lits = run
 			}
 		}
 		return lits, lits != nil
@@ -89,6 +108,75 @@ func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
 	default:
 		return nil, false
 	}
+}
+
+// maxExact bounds the strings exactStrings and cross enumerate.
+const maxExact = 32
+
+// exactStrings returns, lower-cased, every string re matches when they are
+// few (at most maxExact) and ASCII; empty-width assertions match "".
+func exactStrings(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText:
+		return []string{""}, true
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		if !isASCII(s) {
+			return nil, false
+		}
+		return []string{strings.ToLower(s)}, true
+	case syntax.OpCapture:
+		return exactStrings(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := exactStrings(re.Sub[0])
+		if !ok || len(set) == maxExact {
+			return nil, false
+		}
+		return append(set, ""), true
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			set, ok := exactStrings(sub)
+			if !ok || len(all)+len(set) > maxExact {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		return all, true
+	case syntax.OpConcat:
+		var all []string
+		for i, sub := range re.Sub {
+			set, ok := exactStrings(sub)
+			if !ok {
+				return nil, false
+			}
+			if all = cross(all, set, i == 0); all == nil {
+				return nil, false
+			}
+		}
+		return all, true
+	default:
+		return nil, false
+	}
+}
+
+// cross returns every a followed by every b (b alone when first), or nil
+// when that is more than maxExact strings.
+func cross(a, b []string, first bool) []string {
+	if first {
+		return b
+	}
+	if a == nil || len(a)*len(b) > maxExact {
+		return nil
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
 }
 
 // better reports whether literal set a rejects more lines than b: a

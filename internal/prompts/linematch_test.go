@@ -130,6 +130,10 @@ func TestRequiredLiterals(t *testing.T) {
 		{`foo|\d+`, nil},
 		{`^$`, nil},
 		{`é`, nil},
+		{`\b(nil|null)\b`, []string{"nil", "null"}},
+		{`\bThread\.(new|start)\b`, []string{"thread.new", "thread.start"}},
+		{`\buse(Layout)?Effect\(`, []string{"uselayouteffect(", "useeffect("}},
+		{`x\w+(ab|cd)`, []string{"ab", "cd"}},
 	}
 	for _, c := range cases {
 		re, err := syntax.Parse(c.expr, syntax.Perl)
