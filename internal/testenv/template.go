@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"net/url"
 	"sort"
@@ -22,10 +23,17 @@ import (
 	"github.com/reviewfleet/reviewfleet/migrations"
 )
 
-// templateLockKey is the advisory lock (taken in the database the test DSN
-// names) under which one process at a time builds or checks a template, so
-// the package test binaries `go test ./...` runs side by side migrate once.
-const templateLockKey int64 = 0x7266_7465_6d70 // "rftemp"
+// templateLock is the advisory lock (taken in the database the test DSN
+// names) under which one process at a time builds a template, so the
+// package test binaries `go test ./...` runs side by side migrate once.
+// Each template has its own: a test that rebuilds a template of its own
+// (a drop forces a checkpoint, which takes tens of seconds on a busy
+// machine) must not hold up every test binary that needs the real one.
+func templateLock(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("rftemp\x00" + name))
+	return int64(h.Sum64())
+}
 
 // templatePrefix starts the name of every template database testenv
 // builds; the rest is a digest of the migrations, so a change to them
@@ -135,10 +143,16 @@ func ensureTemplate(ctx context.Context, base, name string, fsys fs.FS) error {
 		return fmt.Errorf("connect to %s: %w", redactDSN(base), err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
+	// A finished template never changes: most processes find it so and
+	// need no lock.
+	if finished, err := templateFinished(ctx, conn, name); err != nil || finished {
+		return err
+	}
+	key := templateLock(name)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
 		return fmt.Errorf("lock the template database %s: %w", name, err)
 	}
-	defer func() { _, _ = conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLockKey) }()
+	defer func() { _, _ = conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", key) }()
 
 	var isTemplate, allowConn bool
 	err = conn.QueryRow(ctx, "SELECT datistemplate, datallowconn FROM pg_database WHERE datname = $1", name).Scan(&isTemplate, &allowConn)
@@ -171,6 +185,20 @@ func ensureTemplate(ctx context.Context, base, name string, fsys fs.FS) error {
 		return fmt.Errorf("mark template database %s: %w", name, err)
 	}
 	return nil
+}
+
+// templateFinished reports whether database name is a finished template:
+// marked IS_TEMPLATE and closed to connections, as ensureTemplate leaves it.
+func templateFinished(ctx context.Context, conn *pgx.Conn, name string) (bool, error) {
+	var finished bool
+	err := conn.QueryRow(ctx, "SELECT datistemplate AND NOT datallowconn FROM pg_database WHERE datname = $1", name).Scan(&finished)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up template database %s: %w", name, err)
+	}
+	return finished, nil
 }
 
 // migrate applies every migration in fsys to the database dsn names.

@@ -104,6 +104,35 @@ func TestPooledDatabaseIsEmptiedForTheNextTest(t *testing.T) {
 	}
 }
 
+// A template being built holds up only the processes that need that
+// template: a finished one is found without the lock, and another
+// template's build (a test's own, dropped and rebuilt) does not take it.
+func TestEnsureTemplateWaitsOnlyForItsOwnBuild(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	base := PostgresDSN(t)
+	real, err := migratedTemplate(ctx, base)
+	if err != nil {
+		t.Skipf("no template on this server: %v", err)
+	}
+	holder := connect(ctx, t, base)
+	other := templatePrefix + "selftest_" + randomHex(t, 4)
+	for _, name := range []string{real, other} {
+		if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLock(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quick, cancelQuick := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelQuick()
+	if err := ensureTemplate(quick, base, real, migrations.FS); err != nil {
+		t.Fatalf("ensure the finished template while builds hold the locks: %v", err)
+	}
+	if templateLock(real) == templateLock(other) {
+		t.Fatal("two templates share a build lock")
+	}
+}
+
 // A template a killed process left half built is rebuilt, and processes
 // asking for the template at once all get a finished one.
 func TestEnsureTemplateRebuildsUnfinished(t *testing.T) {
