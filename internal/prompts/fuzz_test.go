@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -40,6 +41,13 @@ func FuzzDetect(f *testing.F) {
 		refs := DetectReferences(text)
 		if !slices.IsSorted(refs) {
 			t.Fatalf("DetectReferences = %v", refs)
+		}
+		// The literal test before each pattern changes no hit.
+		c := newChange(path, text)
+		got, gotCode := c.signals(path)
+		unfiltered(c)
+		if want, wantCode := c.signals(path); !reflect.DeepEqual(got, want) || gotCode != wantCode {
+			t.Fatalf("hits with the literal test %v (code %v), without %v (code %v)", got, gotCode, want, wantCode)
 		}
 	})
 }

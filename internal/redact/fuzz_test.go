@@ -23,5 +23,18 @@ func FuzzLinesKept(f *testing.F) {
 				t.Fatalf("second pass changed the text:\n%q\n%q", out, again)
 			}
 		}
+		// The cheap tests before the patterns change no answer.
+		for _, l := range strings.Split(in, "\n") {
+			if got, want := encodedCandidate(l), encodedByPattern(l); got != want {
+				t.Fatalf("encodedCandidate(%q) = %v, the pattern says %v", l, got, want)
+			}
+			low := strings.ToLower(l)
+			found := rulesHinted.find(low)
+			for i, rule := range Rules {
+				if got, want := rulesHinted.tried(i, found), hinted(low, rule.Hints); got != want {
+					t.Fatalf("rule %s on %q: tried %v, its hints say %v", rule.Kind, l, got, want)
+				}
+			}
+		}
 	})
 }
