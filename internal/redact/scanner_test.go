@@ -13,17 +13,7 @@ import (
 // candidates exactly when the pattern alone says so.
 func TestEncodedCandidateMatchesThePattern(t *testing.T) {
 	t.Parallel()
-	var lines []string
-	for _, dir := range []string{"clean", "secrets"} {
-		names, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
-		for _, n := range names {
-			data, err := os.ReadFile(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, strings.Split(string(data), "\n")...)
-		}
-	}
+	lines := corpusLines(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "aZq09+/=%._~-%3Ax :\"'"
 	for range 20000 {
@@ -52,17 +42,7 @@ func TestEncodedCandidateMatchesThePattern(t *testing.T) {
 // the line, over the corpora's lines and each rule's own hints.
 func TestRuleHintsMatchHinted(t *testing.T) {
 	t.Parallel()
-	var lines []string
-	for _, dir := range []string{"clean", "secrets"} {
-		names, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
-		for _, n := range names {
-			data, err := os.ReadFile(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, strings.Split(string(data), "\n")...)
-		}
-	}
+	lines := corpusLines(t)
 	for _, r := range Rules {
 		for _, h := range r.Hints {
 			lines = append(lines, "x "+h+" y", strings.ToUpper(h))
@@ -95,4 +75,21 @@ func encodedByPattern(l string) bool {
 		}
 	}
 	return false
+}
+
+// corpusLines returns every line of the clean and secret corpora.
+func corpusLines(t *testing.T) []string {
+	t.Helper()
+	var lines []string
+	for _, dir := range []string{"clean", "secrets"} {
+		names, _ := filepath.Glob(filepath.Join("testdata", dir, "*"))
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(string(data), "\n")...)
+		}
+	}
+	return lines
 }
