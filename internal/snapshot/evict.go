@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -65,11 +66,17 @@ func (c *Cache) entries() []cached {
 // MaxBytes, skipping every entry a review (in any process) holds. It
 // returns how many entries it removed. With MaxBytes 0 it does nothing.
 func (c *Cache) Evict(ctx context.Context) int {
-	stale := c.removeStaleTrees()
+	sweep := c.sweep.due(time.Now())
+	stale := 0
+	if sweep {
+		stale = c.removeStaleTrees()
+	}
 	if c.MaxBytes <= 0 {
 		return stale
 	}
-	c.removeEvicted()
+	if sweep {
+		c.removeEvicted()
+	}
 	entries := c.entries()
 	var total int64
 	for _, e := range entries {
@@ -86,6 +93,30 @@ func (c *Cache) Evict(ctx context.Context) int {
 		}
 	}
 	return removed
+}
+
+// sweepEvery is how often at most Evict looks for leftovers: trees
+// redacted by other rule sets and what crashed builds and removals left.
+// They appear only when a process of another version shares the cache or
+// one dies, so looking once a minute keeps the directory scans off every
+// build, which a cache of thousands of entries would make costly.
+const sweepEvery = time.Minute
+
+// sweeps says when Evict last looked for leftovers.
+type sweeps struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// due reports whether a sweep is due at now, and if so records it.
+func (s *sweeps) due(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.last.IsZero() && now.Sub(s.last) < sweepEvery {
+		return false
+	}
+	s.last = now
+	return true
 }
 
 // evict runs Evict and logs what it did.

@@ -175,9 +175,10 @@ func TestEvictRemovesUnredactedAndAbandonedTrees(t *testing.T) {
 	}
 }
 
-// A head tree redacted by an older rule set is removed at the next build
-// whatever the size bound, unless a review holds it: a secret those rules
-// missed must not stay on disk, and a running review must not lose its tree.
+// A head tree redacted by an older rule set is removed by the first build
+// after it appeared (within a minute of it) whatever the size bound, unless
+// a review holds it: a secret those rules missed must not stay on disk, and
+// a running review must not lose its tree.
 func TestStaleRulesTreesAreRemoved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -213,6 +214,8 @@ func TestStaleRulesTreesAreRemoved(t *testing.T) {
 	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_SH); err != nil {
 		t.Fatal(err)
 	}
+	// This binary's first eviction after the older one left its trees.
+	snapshot.SweepNow(cache)
 	_, release, err := cache.Acquire(ctx, gitReview(repo, c[2]))
 	if err != nil {
 		t.Fatal(err)
@@ -226,5 +229,27 @@ func TestStaleRulesTreesAreRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(snapshot.TreeDir(cache, c[2]), "big.txt")); err != nil {
 		t.Errorf("the current tree is missing: %v", err)
+	}
+}
+
+// Evictions look for leftovers at most once a minute: the scans of the
+// cache's directories are not repeated after every build.
+func TestEvictSweepsLeftoversOnceAMinute(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: 10 << 20}
+	cache.Evict(context.Background())
+	legacy := filepath.Join(dir, "trees", "abc123")
+	if err := os.MkdirAll(legacy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cache.Evict(context.Background())
+	if _, err := os.Stat(legacy); err != nil {
+		t.Fatalf("a second eviction within the minute swept again: %v", err)
+	}
+	snapshot.SweepNow(cache)
+	cache.Evict(context.Background())
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Fatalf("the sweep a minute later left %s: %v", legacy, err)
 	}
 }

@@ -17,3 +17,11 @@ func WaitWarm(c *Cache) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// SweepNow makes c's next eviction look for leftovers, as a process that
+// has just started would.
+func SweepNow(c *Cache) {
+	c.sweep.mu.Lock()
+	c.sweep.last = time.Time{}
+	c.sweep.mu.Unlock()
+}

@@ -71,6 +71,7 @@ type Cache struct {
 
 	locks keylock.Locks
 	warm  warming
+	sweep sweeps
 }
 
 // lock serialises work on key within this process.
