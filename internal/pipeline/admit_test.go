@@ -36,10 +36,7 @@ func TestAnEndingItemAdmitsTheNextReview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newBatch(ctx, t, st)
 	item := func(k string) review.Item {
 		return review.Item{Stage: review.StageIntent, Key: k, Payload: json.RawMessage(`{}`)}
 	}
@@ -91,10 +88,7 @@ func TestQuotaBacklogHoldsBatchReviews(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newBatch(ctx, t, st)
 	items := []review.Item{{Stage: review.StageIntent, Key: "p1", Payload: json.RawMessage(`{}`)}}
 	batch, err := st.CreateReview(ctx, review.NewReview{Repo: "/repo", Source: "git", IntentMode: "per_file",
 		Timeout: time.Hour, Kind: review.KindBulk, BatchID: b.ID, Queued: true, Items: items})
@@ -134,4 +128,14 @@ func TestQuotaBacklogHoldsBatchReviews(t *testing.T) {
 	if s := status(batch); s != review.ReviewRunning {
 		t.Fatalf("batch review %s once the backlog is gone, want running", s)
 	}
+}
+
+// newBatch creates an empty batch.
+func newBatch(ctx context.Context, t *testing.T, st *store.Store) store.Batch {
+	t.Helper()
+	b, err := st.CreateBatch(ctx, store.Batch{ID: uuid.NewString(), Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

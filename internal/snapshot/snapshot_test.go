@@ -179,11 +179,7 @@ func TestFallbackIsRecorded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	rem := newRemote(t)
-	url := "file://" + rem.bare
-	base := git(t, rem.work, "rev-parse", "HEAD")
-	head := rem.push(t, map[string]string{"lib/a.go": "package lib\n\nconst A = 1\n"})
-	r := submitReview(t, st, &snapshot.Cache{Dir: t.TempDir()}, url, base, head)
+	rem, base, head, r := submittedChange(t, st)
 	// The remote loses the commit (a force push that dropped it).
 	git(t, rem.bare, "update-ref", "refs/heads/main", base)
 	git(t, rem.bare, "reflog", "expire", "--expire=now", "--all")
@@ -407,4 +403,16 @@ func TestDiffWithoutRepositoryFallsBackWithAReason(t *testing.T) {
 		strings.Contains(got.SnapshotFallback, "()") {
 		t.Errorf("snapshot_fallback = %q", got.SnapshotFallback)
 	}
+}
+
+// submittedChange pushes one change to a new remote and submits a review
+// of it over file://, returning the remote, the base and head commits and
+// the stored review.
+func submittedChange(t *testing.T, st *store.Store) (rem remote, base, head string, r review.Review) {
+	t.Helper()
+	rem = newRemote(t)
+	base = git(t, rem.work, "rev-parse", "HEAD")
+	head = rem.push(t, map[string]string{"lib/a.go": "package lib\n\nconst A = 1\n"})
+	r = submitReview(t, st, &snapshot.Cache{Dir: t.TempDir()}, "file://"+rem.bare, base, head)
+	return rem, base, head, r
 }

@@ -16,11 +16,7 @@ func TestWarmBuildsTheHeadTreeAhead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := stagetest.Store(t)
-	rem := newRemote(t)
-	url := "file://" + rem.bare
-	base := git(t, rem.work, "rev-parse", "HEAD")
-	head := rem.push(t, map[string]string{"lib/a.go": "package lib\n\nconst A = 1\n"})
-	r := submitReview(t, st, &snapshot.Cache{Dir: t.TempDir()}, url, base, head)
+	rem, _, head, r := submittedChange(t, st)
 
 	worker := &snapshot.Cache{Dir: t.TempDir(), Store: st}
 	tree := snapshot.TreeDir(worker, head)
@@ -41,7 +37,7 @@ func TestWarmBuildsTheHeadTreeAhead(t *testing.T) {
 
 	// A head the remote no longer has: the warm-up fails quietly.
 	head2 := rem.push(t, map[string]string{"lib/b.go": "package lib\n\nconst B = 2\n"})
-	r2 := submitReview(t, st, &snapshot.Cache{Dir: t.TempDir()}, url, head, head2)
+	r2 := submitReview(t, st, &snapshot.Cache{Dir: t.TempDir()}, "file://"+rem.bare, head, head2)
 	git(t, rem.bare, "update-ref", "refs/heads/main", head)
 	git(t, rem.bare, "reflog", "expire", "--expire=now", "--all")
 	git(t, rem.bare, "gc", "-q", "--prune=now")
