@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/llmparts"
 	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
 
@@ -32,9 +33,14 @@ type LLMCall struct {
 	TokensIn   int
 	TokensOut  int
 	Latency    time.Duration
-	Request    json.RawMessage
-	Response   json.RawMessage
-	CreatedAt  time.Time
+	// Request is the request body: given to be recorded, or rebuilt from
+	// its parts when read.
+	Request json.RawMessage
+	// RequestParts, when set, is the request already cut into its parts;
+	// it is recorded instead of Request.
+	RequestParts *llmparts.Request
+	Response     json.RawMessage
+	CreatedAt    time.Time
 	// StartedAt is when the client started the request (zero: now).
 	StartedAt time.Time
 	// Endpoint names the pool endpoint that answered ("" when unknown).
@@ -50,7 +56,7 @@ type LLMCall struct {
 // stored as its parts in llm_messages, each once however many calls (or
 // expert rounds) resend it.
 func (s *Store) StartLLMCall(ctx context.Context, c LLMCall) (int64, error) {
-	req, parts, err := requestParts(c.Request)
+	req, parts, err := requestParts(c.RequestParts, c.Request)
 	if err != nil {
 		return 0, fmt.Errorf("record started llm call: %w", err)
 	}
@@ -88,7 +94,7 @@ func (s *Store) RecordLLMCall(ctx context.Context, c LLMCall) error {
 			req     storedRequest
 			reqRows partRows
 		)
-		if req, reqRows, err = requestParts(c.Request); err != nil {
+		if req, reqRows, err = requestParts(c.RequestParts, c.Request); err != nil {
 			return fmt.Errorf("record llm call: %w", err)
 		}
 		for _, rows := range []partRows{reqRows, replyRows} {

@@ -1,75 +1,15 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/reviewfleet/reviewfleet/internal/llmparts"
 	"github.com/reviewfleet/reviewfleet/store/internal/sqlcdb"
 )
-
-// Kinds of llm_messages rows.
-const (
-	partMessage = "message"
-	partParams  = "params"
-	partReply   = "reply"
-)
-
-// part is one content-addressed piece of a recorded exchange.
-type part struct {
-	hash, kind string
-	body       []byte
-}
-
-// newPart canonicalises body (sorted keys, no insignificant whitespace)
-// and hashes it.
-func newPart(kind string, body []byte) (part, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return part{}, fmt.Errorf("decode %s: %w", kind, err)
-	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return part{}, fmt.Errorf("encode %s: %w", kind, err)
-	}
-	sum := sha256.Sum256(canon)
-	return part{hash: hex.EncodeToString(sum[:]), kind: kind, body: canon}, nil
-}
-
-// splitRequest cuts a chat completion request body into its messages, in
-// order, and the rest of it (model, tools, response format, settings).
-func splitRequest(body json.RawMessage) (messages []part, params part, err error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, part{}, fmt.Errorf("decode request: %w", err)
-	}
-	var raw []json.RawMessage
-	if m, ok := fields["messages"]; ok {
-		if err := json.Unmarshal(m, &raw); err != nil {
-			return nil, part{}, fmt.Errorf("decode request messages: %w", err)
-		}
-		delete(fields, "messages")
-	}
-	for _, m := range raw {
-		p, err := newPart(partMessage, m)
-		if err != nil {
-			return nil, part{}, err
-		}
-		messages = append(messages, p)
-	}
-	rest, err := json.Marshal(fields)
-	if err != nil {
-		return nil, part{}, fmt.Errorf("encode request settings: %w", err)
-	}
-	params, err = newPart(partParams, rest)
-	return messages, params, err
-}
 
 // partRows are exchange parts as the columns of llm_messages rows, each
 // part once: a request may repeat a message, and one statement may not
@@ -78,15 +18,15 @@ type partRows struct {
 	hashes, kinds, bodies []string
 }
 
-func newPartRows(parts []part) partRows {
+func newPartRows(parts []llmparts.Part) partRows {
 	seen := make(map[string]bool, len(parts))
 	var r partRows
 	for _, p := range parts {
-		if seen[p.hash] {
+		if seen[p.Hash] {
 			continue
 		}
-		seen[p.hash] = true
-		r.hashes, r.kinds, r.bodies = append(r.hashes, p.hash), append(r.kinds, p.kind), append(r.bodies, string(p.body))
+		seen[p.Hash] = true
+		r.hashes, r.kinds, r.bodies = append(r.hashes, p.Hash), append(r.kinds, p.Kind), append(r.bodies, string(p.Body))
 	}
 	return r
 }
@@ -138,21 +78,22 @@ type storedRequest struct {
 	params   *string
 }
 
-// requestParts cuts a request body into the parts to store and how the
-// call refers to them.
-func requestParts(body json.RawMessage) (storedRequest, partRows, error) {
-	if len(body) == 0 || !json.Valid(body) {
-		return storedRequest{}, partRows{}, nil
+// requestParts is how a call refers to its request and the parts to
+// store: parts as the client cut them, or else the body cut here.
+func requestParts(parts *llmparts.Request, body json.RawMessage) (storedRequest, partRows, error) {
+	if parts == nil {
+		if len(body) == 0 || !json.Valid(body) {
+			return storedRequest{}, partRows{}, nil
+		}
+		split, err := llmparts.Split(body)
+		if err != nil {
+			return storedRequest{}, partRows{}, err
+		}
+		parts = &split
 	}
-	msgs, params, err := splitRequest(body)
-	if err != nil {
-		return storedRequest{}, partRows{}, err
-	}
-	hashes := make([]string, len(msgs))
-	for i, m := range msgs {
-		hashes[i] = m.hash
-	}
-	return storedRequest{messages: hashes, params: &params.hash}, newPartRows(append(msgs, params)), nil
+	params := parts.Params.Hash
+	rows := newPartRows(append(slices.Clip(parts.Messages), parts.Params))
+	return storedRequest{messages: llmparts.Hashes(parts.Messages), params: &params}, rows, nil
 }
 
 // replyPart is a reply body as the part to store and its hash (nil for
@@ -161,11 +102,11 @@ func replyPart(body json.RawMessage) (*string, partRows, error) {
 	if len(body) == 0 || !json.Valid(body) {
 		return nil, partRows{}, nil
 	}
-	p, err := newPart(partReply, body)
+	p, err := llmparts.New(llmparts.KindReply, body)
 	if err != nil {
 		return nil, partRows{}, err
 	}
-	return &p.hash, newPartRows([]part{p}), nil
+	return &p.Hash, newPartRows([]llmparts.Part{p}), nil
 }
 
 // ExchangeBytes is the storage taken by the recorded exchanges of a set of

@@ -46,7 +46,7 @@ func storeCall(c llm.CallRecord) store.LLMCall {
 	return store.LLMCall{
 		ID: c.ID, ReviewID: c.ReviewID, Stage: c.Stage, ItemKey: c.ItemKey, Model: c.Model, PromptHash: c.PromptHash,
 		Status: c.Status, Error: c.Error, TokensIn: c.TokensIn, TokensOut: c.TokensOut, Latency: c.Latency,
-		Request: c.Request, Response: c.Response, StartedAt: c.StartedAt, Endpoint: c.Endpoint,
+		RequestParts: c.Request, Response: c.Response, StartedAt: c.StartedAt, Endpoint: c.Endpoint,
 	}
 }
 

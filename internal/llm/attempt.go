@@ -29,7 +29,7 @@ type attemptResult struct {
 func (c *Client) attempt(ctx context.Context, r *request) attemptResult {
 	rec := CallRecord{
 		ReviewID: r.meta.ReviewID, Stage: r.meta.Stage, ItemKey: r.meta.ItemKey, Model: r.meta.Model,
-		PromptHash: r.hash, Request: r.body, StartedAt: time.Now().UTC(),
+		PromptHash: r.hash, Request: r.parts, StartedAt: time.Now().UTC(),
 	}
 	if c.limiter != nil {
 		if err := c.limiter.Wait(ctx, r.est); err != nil {

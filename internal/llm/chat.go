@@ -2,13 +2,14 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/llmparts"
 )
 
 // Chat sends one chat completion request on behalf of meta. It sets
@@ -39,7 +40,7 @@ type request struct {
 	meta  Meta
 	req   openai.ChatCompletionRequest
 	hash  string
-	body  json.RawMessage
+	parts *llmparts.Request // nil when bodies are not recorded
 	est   int
 	check replyCheck
 }
@@ -70,16 +71,14 @@ func (c *Client) prepare(meta Meta, req openai.ChatCompletionRequest, check repl
 	if req.Stream {
 		return nil, fmt.Errorf("chat completion for stage %q: streaming is not supported: %w", meta.Stage, ErrInvalidRequest)
 	}
-	req = redactRequest(req)
-	hash, err := PromptHash(req)
+	req = redactRequest(req, c.memory.clean)
+	cut, err := c.memory.cut(req)
 	if err != nil {
 		return nil, fmt.Errorf("chat completion for stage %q: %w: %w", meta.Stage, ErrInvalidRequest, err)
 	}
-	r := &request{meta: meta, req: req, hash: hash, est: estimateTokens(req), check: check}
+	r := &request{meta: meta, req: req, hash: cut.promptHash(), est: estimateTokens(req), check: check}
 	if !c.cfg.OmitBodies {
-		if r.body, err = json.Marshal(req); err != nil {
-			return nil, fmt.Errorf("chat completion for stage %q: encode request: %w: %w", meta.Stage, ErrInvalidRequest, err)
-		}
+		r.parts = cut.parts()
 	}
 	return r, nil
 }

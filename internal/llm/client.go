@@ -30,6 +30,8 @@ type Client struct {
 	tracer    trace.Tracer
 	logger    *slog.Logger
 	sleep     func(ctx context.Context, d time.Duration) error
+	// memory holds what was derived from recent calls' requests.
+	memory *memory
 }
 
 // Meta says who is calling. Model is required; the other fields identify the
@@ -83,6 +85,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		tracer:    o.tracer,
 		logger:    o.logger,
 		sleep:     httpwait.Sleep,
+		memory:    newMemory(),
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

@@ -1,16 +1,15 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewfleet/reviewfleet/internal/llmparts"
 )
 
 // Record statuses.
@@ -62,10 +61,12 @@ type CallRecord struct {
 	// estimates when it reported none.
 	TokensIn, TokensOut int
 	Latency             time.Duration
-	// Request and Response are the JSON bodies (Response is empty when no
-	// reply was decoded); both are empty when Config.OmitBodies is set.
-	Request, Response json.RawMessage
-	StartedAt         time.Time
+	// Request is the request cut into the parts it is stored as, and
+	// Response the reply's JSON body (empty when no reply was decoded);
+	// both are empty when Config.OmitBodies is set.
+	Request   *llmparts.Request
+	Response  json.RawMessage
+	StartedAt time.Time
 	// Endpoint names the pool endpoint the attempt went to ("default"
 	// without a pool; empty when refused before one was chosen).
 	Endpoint string
@@ -79,23 +80,11 @@ type CallRecord struct {
 // prompt would never hash the same twice; a replayed review finds its
 // recorded replies by this hash.
 func PromptHash(req openai.ChatCompletionRequest) (string, error) {
-	canon := struct {
-		Model          string                               `json:"model"`
-		Messages       []openai.ChatCompletionMessage       `json:"messages"`
-		Tools          []openai.Tool                        `json:"tools,omitempty"`
-		ToolChoice     any                                  `json:"tool_choice,omitempty"`
-		ResponseFormat *openai.ChatCompletionResponseFormat `json:"response_format,omitempty"`
-	}{req.Model, req.Messages, req.Tools, req.ToolChoice, req.ResponseFormat}
-	raw, err := json.Marshal(canon)
+	c, err := (*memory)(nil).cut(req)
 	if err != nil {
-		return "", fmt.Errorf("encode request for hashing: %w", err)
+		return "", err
 	}
-	norm, err := canonicalJSON(raw)
-	if err != nil {
-		return "", fmt.Errorf("canonicalise request for hashing: %w", err)
-	}
-	sum := sha256.Sum256(NormaliseFences(norm))
-	return hex.EncodeToString(sum[:]), nil
+	return c.promptHash(), nil
 }
 
 // fenceID matches the tag of an untrusted-text fence (internal/untrusted):
@@ -107,16 +96,4 @@ var fenceID = regexp.MustCompile(`UNTRUSTED-[0-9a-f]{24}`)
 // ids compare equal.
 func NormaliseFences(b []byte) []byte {
 	return fenceID.ReplaceAll(b, []byte("UNTRUSTED-FENCE"))
-}
-
-// canonicalJSON re-encodes raw with sorted keys and no extra whitespace,
-// keeping numbers exactly as written.
-func canonicalJSON(raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
 }

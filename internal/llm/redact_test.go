@@ -17,7 +17,7 @@ func TestRedactRequest(t *testing.T) {
 		{Role: "user", Content: "token " + tok},
 		{Role: "assistant", ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "grep", Arguments: `{"pattern":"x:` + tok + `\"@"}`}}}},
 	}}
-	got := redactRequest(req)
+	got := redactRequest(req, nil)
 	body, _ := json.Marshal(got)
 	if strings.Contains(string(body), tok) {
 		t.Fatalf("token survived: %s", body)

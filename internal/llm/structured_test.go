@@ -105,8 +105,8 @@ func TestStructuredHappyPath(t *testing.T) {
 	if len(r.PromptHash) != 64 || r.TokensIn != 40 || r.TokensOut != 9 {
 		t.Errorf("record hash=%q tokens=%d/%d", r.PromptHash, r.TokensIn, r.TokensOut)
 	}
-	if !strings.Contains(string(r.Request), "reviewfleet_intent") || !strings.Contains(string(r.Response), "concurrency") {
-		t.Errorf("record bodies missing content: req=%s resp=%s", r.Request, r.Response)
+	if r.Request == nil || !strings.Contains(string(r.Request.Params.Body), "reviewfleet_intent") || !strings.Contains(string(r.Response), "concurrency") {
+		t.Errorf("record bodies missing content: req=%+v resp=%s", r.Request, r.Response)
 	}
 }
 
