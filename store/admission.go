@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -53,7 +54,8 @@ type admissionCandidate struct {
 // next place goes to the batch with the fewest running, the oldest review
 // first), never more than a batch's cap from one batch. A batch alone may
 // take the whole fleet. Each admitted review becomes running with its
-// deadline counted from now. It returns the admitted review IDs.
+// deadline counted from now. It returns the admitted review IDs in
+// admission order.
 //
 // Admission holds a Postgres advisory lock for its transaction, so two
 // processes admitting at once never exceed the capacity between them.
@@ -97,10 +99,13 @@ func (s *Store) AdmitReviews(ctx context.Context, a Admission, only string) ([]s
 		if len(ids) == 0 {
 			return nil
 		}
-		admitted, err = q.AdmitReviews(ctx, ids)
+		started, err := q.AdmitReviews(ctx, ids)
 		if err != nil {
 			return fmt.Errorf("admit reviews: %w", err)
 		}
+		// The update returns rows in whatever order it met them; the
+		// caller gets them in admission order.
+		admitted = slices.DeleteFunc(ids, func(id string) bool { return !slices.Contains(started, id) })
 		return nil
 	})
 	if err != nil {
