@@ -96,20 +96,21 @@ func TestAsynqOnInProcessRedis(t *testing.T) {
 		RetryDelayFunc:           func(int, error, *asynq.Task) time.Duration { return 100 * time.Millisecond },
 		LogLevel:                 asynq.FatalLevel,
 	})
-	if err := srv.Start(mux); err != nil {
-		t.Fatalf("start asynq server: %v", err)
-	}
-	defer srv.Shutdown()
-
 	client := asynq.NewClient(opt)
 	defer client.Close()
 
+	// Both before the server starts: a task already processed and deleted
+	// would no longer conflict.
 	if _, err := client.Enqueue(asynq.NewTask("test:ok", []byte("now")), asynq.TaskID("t-now")); err != nil {
 		t.Fatalf("enqueue: %v", err)
 	}
 	if _, err := client.Enqueue(asynq.NewTask("test:ok", []byte("now")), asynq.TaskID("t-now")); !errors.Is(err, asynq.ErrTaskIDConflict) {
 		t.Fatalf("duplicate task id: err = %v, want ErrTaskIDConflict", err)
 	}
+	if err := srv.Start(mux); err != nil {
+		t.Fatalf("start asynq server: %v", err)
+	}
+	defer srv.Shutdown()
 	if _, err := client.Enqueue(asynq.NewTask("test:ok", []byte("later")), asynq.ProcessIn(300*time.Millisecond)); err != nil {
 		t.Fatalf("enqueue scheduled: %v", err)
 	}
