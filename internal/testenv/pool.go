@@ -226,11 +226,13 @@ func emptyDatabase(ctx context.Context, dsn, want string) (bool, error) {
 		return false, fmt.Errorf("find tables with rows: %w", err)
 	}
 	var b strings.Builder
-	if len(used) > 0 {
-		// TRUNCATE rather than DELETE: a truncated table is to the planner
-		// what a fresh copy's is (no pages, never counted), so a test of
-		// query plans sees what it would on a new database.
-		b.WriteString("TRUNCATE " + strings.Join(used, ", ") + " RESTART IDENTITY CASCADE;")
+	// DELETE rather than TRUNCATE: a test writes a few rows, and deleting
+	// them takes about a millisecond where TRUNCATE gives every table and
+	// index (cascades included) a new file and waits 80-500 ms for it.
+	// Every foreign key cascades or sets NULL, so the order of the deletes
+	// does not matter. A test of query plans analyses the tables first.
+	for _, tbl := range used {
+		b.WriteString("DELETE FROM " + tbl + ";")
 	}
 	for _, seq := range sequences {
 		b.WriteString("SELECT setval(" + quoteLiteral(seq) + ", 1, false);")
