@@ -49,15 +49,22 @@ func ReadFiles(ctx context.Context, repoDir, rev string, names []string, maxByte
 		}
 		return out, nil
 	}
-	sha, err := ResolveRev(ctx, repoDir, rev)
-	if err != nil {
-		return nil, fmt.Errorf("read files at %s: %w", rev, err)
-	}
 	// objects[i] is what cat-file is asked for to read names[keep[i]].
-	var objects []string
-	var keep []string
+	var objects, keep []string
+	// A commit id read by name is checked by the git that reads the
+	// files, as its first request; any other revision is resolved first.
+	sha, checked := rev, isCommitID(rev) && len(names) < lsTreeThreshold
+	if checked {
+		objects, keep = []string{rev + "^{commit}"}, []string{""}
+	} else {
+		var err error
+		if sha, err = ResolveRev(ctx, repoDir, rev); err != nil {
+			return nil, fmt.Errorf("read files at %s: %w", rev, err)
+		}
+	}
 	var ids map[string]string
 	if len(names) >= lsTreeThreshold {
+		var err error
 		if ids, err = lsTree(ctx, repoDir, sha); err != nil {
 			return nil, fmt.Errorf("read files at %s: %w", rev, err)
 		}
@@ -81,13 +88,36 @@ func ReadFiles(ctx context.Context, repoDir, rev string, names []string, maxByte
 	if len(objects) == 0 {
 		return out, nil
 	}
-	err = catFiles(ctx, repoDir, objects, maxBytes, func(i int, b Blob) {
-		out[keep[i]] = b
+	isCommit := false
+	err := catFiles(ctx, repoDir, objects, maxBytes, func(i int, typ string, b Blob) {
+		switch {
+		case checked && i == 0:
+			isCommit = typ == "commit"
+		case typ == "blob":
+			out[keep[i]] = b
+		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read %d files at %s: %w", len(objects), rev, err)
+		return nil, fmt.Errorf("read %d files at %s: %w", len(names), rev, err)
+	}
+	if checked && !isCommit {
+		return nil, fmt.Errorf("read files at %s: resolve revision %q in %s: %w", rev, rev, repoDir, ErrUnknownRevision)
 	}
 	return out, nil
+}
+
+// isCommitID reports whether rev is a full object id in lower-case hex,
+// as ResolveRev returns them.
+func isCommitID(rev string) bool {
+	if len(rev) != 40 && len(rev) != 64 {
+		return false
+	}
+	for _, c := range rev {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func blob(data []byte, maxBytes int64) Blob {
@@ -121,9 +151,9 @@ func lsTree(ctx context.Context, repoDir, sha string) (map[string]string, error)
 }
 
 // catFiles streams objects through one "git cat-file --batch" and calls fn
-// with the index and contents of every blob found; missing objects and
-// other types are skipped.
-func catFiles(ctx context.Context, repoDir string, objects []string, maxBytes int64, fn func(int, Blob)) error {
+// with the index, type and contents of every object found (the contents
+// of blobs only); missing objects are skipped.
+func catFiles(ctx context.Context, repoDir string, objects []string, maxBytes int64, fn func(int, string, Blob)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	args := []string{"cat-file", "--batch"}
@@ -182,7 +212,7 @@ func catFiles(ctx context.Context, repoDir string, objects []string, maxBytes in
 }
 
 // readBatch reads n replies of "git cat-file --batch".
-func readBatch(r *bufio.Reader, n int, maxBytes int64, fn func(int, Blob)) error {
+func readBatch(r *bufio.Reader, n int, maxBytes int64, fn func(int, string, Blob)) error {
 	for i := range n {
 		header, err := r.ReadString('\n')
 		if err != nil {
@@ -215,9 +245,7 @@ func readBatch(r *bufio.Reader, n int, maxBytes int64, fn func(int, Blob)) error
 		if b, err := r.ReadByte(); err != nil || b != '\n' {
 			return errors.New("cat-file: reply not followed by a newline")
 		}
-		if f[1] == "blob" {
-			fn(i, Blob{Data: data, Size: size})
-		}
+		fn(i, f[1], Blob{Data: data, Size: size})
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package gitsrc
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -68,10 +70,32 @@ func TestReadFilesMany(t *testing.T) {
 	}
 }
 
+// TestReadFilesUnknownRevision checks that a revision naming no commit is
+// an error, whether it is resolved first (a name, or many files) or checked
+// by the git reading the files (a full commit id, few files).
 func TestReadFilesUnknownRevision(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t)
-	if _, err := ReadFiles(context.Background(), repo.dir, "nope", []string{"a"}, 0); err == nil {
-		t.Fatal("want an error for an unknown revision")
+	ctx := context.Background()
+	tree := strings.TrimSpace(git(t, repo.dir, "rev-parse", "HEAD^{tree}"))
+	absent := strings.Repeat("0", 40)
+	many := make([]string, lsTreeThreshold)
+	for i := range many {
+		many[i] = fmt.Sprint("f", i)
+	}
+	for _, c := range []struct {
+		rev   string
+		names []string
+	}{
+		{"nope", []string{"a"}}, {absent, []string{"src/calc.go"}}, {absent, nil},
+		{tree, []string{"src/calc.go"}}, {absent, many},
+	} {
+		if got, err := ReadFiles(ctx, repo.dir, c.rev, c.names, 0); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("ReadFiles(%s, %d names) = %d files, %v; want ErrUnknownRevision", c.rev, len(c.names), len(got), err)
+		}
+	}
+	got, err := ReadFiles(ctx, repo.dir, repo.head, []string{"src/calc.go"}, 0)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ReadFiles at the head commit = %v, %v", got, err)
 	}
 }

@@ -3,6 +3,7 @@ package gitsrc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -13,14 +14,14 @@ import (
 // on, full blob ids, a/ and b/ prefixes whatever the user's configuration
 // says, and binary files reported as "Binary files … differ" markers.
 func Diff(ctx context.Context, repoDir, base, head string) ([]byte, error) {
-	baseSHA, err := ResolveRev(ctx, repoDir, base)
+	shas, err := ResolveRevs(ctx, repoDir, base, head)
 	if err != nil {
-		return nil, fmt.Errorf("diff %s..%s: base: %w", base, head, err)
+		if ue := (*unknownRevError)(nil); errors.As(err, &ue) {
+			return nil, fmt.Errorf("diff %s..%s: %s: %w", base, head, []string{"base", "head"}[ue.index], err)
+		}
+		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
 	}
-	headSHA, err := ResolveRev(ctx, repoDir, head)
-	if err != nil {
-		return nil, fmt.Errorf("diff %s..%s: head: %w", base, head, err)
-	}
+	baseSHA, headSHA := shas[0], shas[1]
 	out, err := run(ctx, repoDir, nil,
 		"-c", "core.quotePath=true",
 		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",

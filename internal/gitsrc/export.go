@@ -115,7 +115,10 @@ func exportInto(ctx context.Context, repoDir, sha, dir string) error {
 	}
 	var writeErr error
 	found := 0
-	err = catFiles(ctx, repoDir, ids, 0, func(i int, b Blob) {
+	err = catFiles(ctx, repoDir, ids, 0, func(i int, typ string, b Blob) {
+		if typ != "blob" {
+			return
+		}
 		found++
 		if writeErr != nil {
 			return

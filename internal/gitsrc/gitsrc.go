@@ -233,41 +233,81 @@ func checkRev(rev string) error {
 // "HEAD~2", …) names in the repository at repoDir. A revision that names no
 // commit gives an error wrapping ErrUnknownRevision.
 func ResolveRev(ctx context.Context, repoDir, rev string) (string, error) {
-	if err := checkRev(rev); err != nil {
-		return "", fmt.Errorf("resolve revision in %s: %w", repoDir, err)
-	}
-	out, err := run(ctx, repoDir, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	shas, err := ResolveRevs(ctx, repoDir, rev)
 	if err != nil {
-		// --quiet makes an unknown revision a silent exit 1; other failures
-		// (not a repository, …) keep git's message.
-		var ge *Error
-		if errors.As(err, &ge) && exitCode(err) == 1 && ge.Stderr == "" {
-			return "", fmt.Errorf("resolve revision %q in %s: %w", rev, repoDir, ErrUnknownRevision)
+		return "", err
+	}
+	return shas[0], nil
+}
+
+// unknownRevError is ResolveRevs's error for the revision at index of its
+// arguments that names no commit.
+type unknownRevError struct {
+	rev, dir string
+	index    int
+}
+
+func (e *unknownRevError) Error() string {
+	return fmt.Sprintf("resolve revision %q in %s: %v", e.rev, e.dir, ErrUnknownRevision)
+}
+
+func (e *unknownRevError) Unwrap() error { return ErrUnknownRevision }
+
+// ResolveRevs is ResolveRev for several revisions at once, with one git
+// process: "git cat-file --batch-check" reads each as rev^{commit}, as
+// "git rev-parse --verify" would, and says "missing" (or "ambiguous") for
+// one that names no commit.
+func ResolveRevs(ctx context.Context, repoDir string, revs ...string) ([]string, error) {
+	var in bytes.Buffer
+	for _, rev := range revs {
+		if err := checkRev(rev); err != nil {
+			return nil, fmt.Errorf("resolve revision in %s: %w", repoDir, err)
 		}
-		return "", fmt.Errorf("resolve revision %q in %s: %w", rev, repoDir, err)
+		in.WriteString(rev + "^{commit}\n")
 	}
-	sha := strings.TrimSpace(string(out))
-	if len(sha) < 40 {
-		return "", fmt.Errorf("resolve revision %q in %s: unexpected output %q", rev, repoDir, sha)
+	out, err := run(ctx, repoDir, in.Bytes(), "cat-file", "--batch-check")
+	if err != nil {
+		return nil, fmt.Errorf("resolve revisions %q in %s: %w", revs, repoDir, err)
 	}
-	return sha, nil
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(revs) {
+		return nil, fmt.Errorf("resolve revisions %q in %s: %d lines of output, want %d", revs, repoDir, len(lines), len(revs))
+	}
+	shas := make([]string, len(revs))
+	for i, line := range lines {
+		// "<id> commit <size>", or "<name> missing" where the name (the
+		// revision as given) may hold spaces.
+		f := strings.Fields(line)
+		switch {
+		case strings.HasSuffix(line, " missing") || strings.HasSuffix(line, " ambiguous"):
+			return nil, &unknownRevError{rev: revs[i], index: i, dir: repoDir}
+		case len(f) != 3 || f[1] != "commit" || len(f[0]) < 40:
+			return nil, fmt.Errorf("resolve revision %q in %s: unexpected output %q", revs[i], repoDir, line)
+		}
+		shas[i] = f[0]
+	}
+	return shas, nil
 }
 
 // IsRepo reports whether dir is the top level of a git work tree or a bare
 // repository. A subdirectory of a work tree is not a repository here: the
 // other functions of this package expect paths relative to the top level.
 func IsRepo(ctx context.Context, dir string) bool {
-	out, err := run(ctx, dir, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	// One git: a bare repository prints true then false and its directory;
+	// a work tree false, true, its .git and the way up to its top level
+	// ("" at the top); a .git directory false, false and itself.
+	out, err := run(ctx, dir, nil, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--absolute-git-dir", "--show-cdup")
 	if err != nil {
 		return false
 	}
-	bare, gitDir, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if bare == "true" {
-		return samePath(gitDir, dir)
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	switch {
+	case len(lines) >= 3 && lines[0] == "true":
+		return samePath(lines[2], dir)
+	case len(lines) == 4 && lines[1] == "true":
+		return lines[3] == ""
 	}
-	// --show-toplevel fails inside a .git directory, which is no work tree.
-	out, err = run(ctx, dir, nil, "rev-parse", "--show-toplevel")
-	return err == nil && samePath(strings.TrimSpace(string(out)), dir)
+	return false
 }
 
 // samePath reports whether a and b name the same directory.

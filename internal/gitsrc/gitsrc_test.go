@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +106,8 @@ func TestResolveRev(t *testing.T) {
 		{rev: "", wantErr: ErrUnknownRevision},
 		{rev: "--output=/tmp/x", wantErr: ErrUnsafePath},
 		{rev: "main\nHEAD", wantErr: ErrUnsafePath},
+		{rev: strings.TrimSpace(git(t, repo.dir, "rev-parse", "HEAD^{tree}")), wantErr: ErrUnknownRevision},
+		{rev: "HEAD^{/no commit says this}", wantErr: ErrUnknownRevision},
 	}
 	for _, tc := range tests {
 		t.Run(tc.rev, func(t *testing.T) {
@@ -123,6 +126,22 @@ func TestResolveRev(t *testing.T) {
 				t.Errorf("ResolveRev(%q) = %q, %v, want %q", tc.rev, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestResolveRevs checks several revisions resolved by one git, each to
+// its own commit in order, and an unknown one among them named.
+func TestResolveRevs(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	ctx := context.Background()
+	got, err := ResolveRevs(ctx, repo.dir, "main~1", "HEAD", repo.head, "v1")
+	if err != nil || !slices.Equal(got, []string{repo.base, repo.head, repo.head, repo.base}) {
+		t.Fatalf("ResolveRevs = %v, %v; want base, head, head, base", got, err)
+	}
+	_, err = ResolveRevs(ctx, repo.dir, "HEAD", "no such branch", "main")
+	if !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), `"no such branch"`) {
+		t.Fatalf("error = %v, want ErrUnknownRevision naming the second revision", err)
 	}
 }
 

@@ -221,11 +221,17 @@ func prepare(ctx context.Context, cfg config.Config, req Request, remote *gitsrc
 			return nr, fmt.Errorf("%s is not a git repository (give --diff FILE to review a diff)", abs)
 		}
 		dir, nr.Repo = abs, abs
-		if nr.BaseSHA, err = resolve(ctx, dir, remote, req.Base); err != nil {
-			return nr, fmt.Errorf("resolve --base: %w", err)
-		}
-		if nr.HeadSHA, err = resolve(ctx, dir, remote, req.Head); err != nil {
-			return nr, fmt.Errorf("resolve --head: %w", err)
+		// Both at once when the repository has both; one at a time
+		// otherwise, fetching what a clone lacks and naming what failed.
+		if shas, err := gitsrc.ResolveRevs(ctx, dir, req.Base, req.Head); err == nil {
+			nr.BaseSHA, nr.HeadSHA = shas[0], shas[1]
+		} else {
+			if nr.BaseSHA, err = resolve(ctx, dir, remote, req.Base); err != nil {
+				return nr, fmt.Errorf("resolve --base: %w", err)
+			}
+			if nr.HeadSHA, err = resolve(ctx, dir, remote, req.Head); err != nil {
+				return nr, fmt.Errorf("resolve --head: %w", err)
+			}
 		}
 		if raw, err = gitsrc.Diff(ctx, dir, nr.BaseSHA, nr.HeadSHA); err != nil {
 			return nr, fmt.Errorf("diff %s..%s: %w", req.Base, req.Head, err)
