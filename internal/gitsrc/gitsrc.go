@@ -189,15 +189,6 @@ func commandError(ctx context.Context, args []string, stderr *limitedBuffer, err
 	return &Error{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 }
 
-// exitCode returns the exit status in err, or -1.
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
-}
-
 // limitedBuffer keeps the first limit bytes written to it.
 type limitedBuffer struct {
 	buf   bytes.Buffer
