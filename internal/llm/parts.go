@@ -97,7 +97,8 @@ func cutMessages(seen *recent[openai.ChatCompletionMessage, messagePart], msgs [
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 		if seen != nil {
-			seen.put(h, m, mp, len(mp.part.Body)+len(mp.hashed))
+			// The entry holds the message's texts too, about its body's size.
+			seen.put(h, m, mp, 2*len(mp.part.Body)+len(mp.hashed))
 		}
 		out[i] = mp
 	}
@@ -210,7 +211,9 @@ func (mem *memory) cut(req openai.ChatCompletionRequest) (cutRequest, error) {
 		return cutRequest{}, err
 	}
 	if mem != nil {
-		mem.settings.put(h, req, out.settings, len(out.settings.params.Body)+len(out.settings.hashed))
+		// The entry holds the request's tools and schema too, about the
+		// size of its params body.
+		mem.settings.put(h, req, out.settings, 2*len(out.settings.params.Body)+len(out.settings.hashed))
 	}
 	return out, nil
 }
