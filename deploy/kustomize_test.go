@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,9 +73,16 @@ func render(t *testing.T, dir string) []object {
 	return objs
 }
 
+// kustomizeMu serialises kustomize builds: its OpenAPI schema is a
+// package-level value it loads and reads without a lock, and parallel
+// builds race on it.
+var kustomizeMu sync.Mutex
+
 // renderDocs builds a directory under k8s/ and returns each object's YAML.
 func renderDocs(t *testing.T, dir string) [][]byte {
 	t.Helper()
+	kustomizeMu.Lock()
+	defer kustomizeMu.Unlock()
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("k8s", dir))
 	if err != nil {
