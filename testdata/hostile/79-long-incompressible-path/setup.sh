@@ -1,4 +1,4 @@
 # 15 names of 250 hexadecimal digits: 3,769 bytes (with x.go) that do not compress,
 # within file system limits but beyond what a Postgres index entry holds.
-long=$(for d in $(seq 1 15); do for i in $(seq 1 9); do printf "%s" "$(printf "%d-%d" "$d" "$i" | md5sum | head -c 28)"; done | head -c 250; printf /; done)
+long=$(hexdirs 15 250)
 { printf "diff --git a/%sx.go b/%sx.go\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/%sx.go\n@@ -0,0 +1 @@\n+package deep\n" "$long" "$long" "$long"; cat ok.diff; } > change.diff
