@@ -14,6 +14,15 @@ import (
 // on, full blob ids, a/ and b/ prefixes whatever the user's configuration
 // says, and binary files reported as "Binary files … differ" markers.
 func Diff(ctx context.Context, repoDir, base, head string) ([]byte, error) {
+	// Commit ids, as a caller that resolved them passes, are checked by the
+	// diff itself (id^{commit} names a commit or nothing); other revisions,
+	// and ids the diff refuses, are resolved first to say which is unknown.
+	if isCommitID(base) && isCommitID(head) {
+		out, err := diffCommits(ctx, repoDir, base+"^{commit}", head+"^{commit}")
+		if err == nil || ctx.Err() != nil {
+			return out, err
+		}
+	}
 	shas, err := ResolveRevs(ctx, repoDir, base, head)
 	if err != nil {
 		if ue := (*unknownRevError)(nil); errors.As(err, &ue) {
@@ -21,12 +30,16 @@ func Diff(ctx context.Context, repoDir, base, head string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
 	}
-	baseSHA, headSHA := shas[0], shas[1]
+	return diffCommits(ctx, repoDir, shas[0], shas[1])
+}
+
+// diffCommits runs Diff's git diff between two revisions git must find.
+func diffCommits(ctx context.Context, repoDir, base, head string) ([]byte, error) {
 	out, err := run(ctx, repoDir, nil,
 		"-c", "core.quotePath=true",
 		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
 		"-M", "--full-index", "--src-prefix=a/", "--dst-prefix=b/",
-		baseSHA, headSHA, "--")
+		base, head, "--")
 	if err != nil {
 		return nil, fmt.Errorf("diff %s..%s in %s: %w", base, head, repoDir, err)
 	}

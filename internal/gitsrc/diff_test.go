@@ -166,3 +166,37 @@ func TestDiffUnknownRevision(t *testing.T) {
 		t.Errorf("error %q should name the head revision", msg)
 	}
 }
+
+// A diff of commit ids is checked by git diff alone; an id that names no
+// commit must still come back as an unknown revision on its side.
+func TestDiffOfCommitIDs(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t)
+	ctx := context.Background()
+	byID, err := Diff(ctx, repo.dir, repo.base, repo.head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName, err := Diff(ctx, repo.dir, "v1", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(byID, byName) {
+		t.Errorf("diff of ids differs from the diff of names:\n%s\n---\n%s", byID, byName)
+	}
+	tree := git(t, repo.dir, "rev-parse", "HEAD^{tree}")
+	missing := strings.Repeat("e", 40)
+	for _, tc := range []struct{ base, head, side string }{
+		{tree, repo.head, "base"},
+		{repo.base, missing, "head"},
+	} {
+		_, err := Diff(ctx, repo.dir, tc.base, tc.head)
+		if !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("Diff(%s, %s) = %v, want ErrUnknownRevision", tc.base, tc.head, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.side) {
+			t.Errorf("error %q should name the %s", err, tc.side)
+		}
+	}
+}

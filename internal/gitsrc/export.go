@@ -21,9 +21,14 @@ import (
 // only when complete, so destDir never holds a partial snapshot. Archive
 // entries that would land outside the directory are refused.
 func Export(ctx context.Context, repoDir, rev, destDir string) error {
-	sha, err := ResolveRev(ctx, repoDir, rev)
-	if err != nil {
-		return fmt.Errorf("export %s: %w", rev, err)
+	// A commit id is checked by the listing of its tree (id^{commit} names
+	// a commit or nothing); any other revision is resolved first.
+	sha := rev
+	if !isCommitID(rev) {
+		var err error
+		if sha, err = ResolveRev(ctx, repoDir, rev); err != nil {
+			return fmt.Errorf("export %s: %w", rev, err)
+		}
 	}
 	if _, err := os.Lstat(destDir); err == nil {
 		return fmt.Errorf("export %s: destination %s already exists", rev, destDir)
@@ -45,6 +50,12 @@ func Export(ctx context.Context, repoDir, rev, destDir string) error {
 		}
 	}()
 	if err := exportInto(ctx, repoDir, sha, tmp); err != nil {
+		if sha == rev && ctx.Err() == nil {
+			// Say so when the id names no commit here.
+			if _, rerr := ResolveRev(ctx, repoDir, rev); rerr != nil {
+				return fmt.Errorf("export %s: %w", rev, rerr)
+			}
+		}
 		return fmt.Errorf("export %s: %w", rev, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -57,13 +68,13 @@ func Export(ctx context.Context, repoDir, rev, destDir string) error {
 	return nil
 }
 
-// exportInto writes the tree of sha into dir from the objects as stored:
+// exportInto writes the tree of commit sha into dir from the objects as stored:
 // "git ls-tree" lists it and one "git cat-file --batch" reads the blobs.
 // Unlike "git archive", nothing converts the contents on the way out, so
 // no filter driver, ident or export-subst of the repository's attributes
 // runs or changes a file.
 func exportInto(ctx context.Context, repoDir, sha, dir string) error {
-	out, err := run(ctx, repoDir, nil, "ls-tree", "-r", "-t", "-z", "--full-tree", sha)
+	out, err := run(ctx, repoDir, nil, "ls-tree", "-r", "-t", "-z", "--full-tree", sha+"^{commit}")
 	if err != nil {
 		return fmt.Errorf("list the tree of %s: %w", sha, err)
 	}

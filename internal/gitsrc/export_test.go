@@ -82,6 +82,14 @@ func TestExportErrors(t *testing.T) {
 	if !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), "no-such-rev") {
 		t.Errorf("Export of an unknown revision: %v", err)
 	}
+	// Commit ids skip the separate resolution; ids of no commit (a tree,
+	// an absent object) are still unknown revisions.
+	for _, id := range []string{git(t, repo.dir, "rev-parse", "HEAD^{tree}"), strings.Repeat("e", 40)} {
+		err := Export(ctx, repo.dir, id, filepath.Join(parent, "z"))
+		if !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), id) {
+			t.Errorf("Export of %s: %v", id, err)
+		}
+	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := Export(canceled, repo.dir, "main", filepath.Join(parent, "y")); !errors.Is(err, context.Canceled) {
