@@ -70,6 +70,7 @@ func PostgresDSN(t testing.TB) string {
 // started them, and removes their files. Call it from TestMain after m.Run.
 func Shutdown() {
 	stopOwnRedis()
+	closePoolClients()
 	pgMu.Lock()
 	env := pgState
 	pgState = nil
@@ -188,8 +189,7 @@ func isolatedOn(t testing.TB, base string) string {
 		t.Fatalf("testenv: a database copied from %s: %v", tmpl, err)
 	}
 	t.Cleanup(db.release)
-	name := db.name
-	dsn, err := withDatabase(base, name)
+	dsn, err := withDatabase(base, db.name)
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
 	}

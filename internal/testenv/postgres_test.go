@@ -132,7 +132,7 @@ func TestResolvePostgresStartsEphemeralCluster(t *testing.T) {
 	fsys := fstest.MapFS{"00001_gadgets.sql": {Data: []byte("-- +goose Up\nCREATE TABLE gadgets (id int);\n")}}
 	if err := ensureTemplate(ctx, env.dsn, templatePrefix+"ephemeral", fsys); err != nil {
 		t.Errorf("template on the ephemeral cluster: %v", err)
-	} else if err := createFromTemplate(ctx, env.dsn, "test_copy", templatePrefix+"ephemeral"); err != nil {
+	} else if err := createFromTemplate(ctx, connect(ctx, t, env.dsn), "test_copy", templatePrefix+"ephemeral"); err != nil {
 		t.Errorf("copy the template on the ephemeral cluster: %v", err)
 	}
 	if err := env.close(ctx); err != nil {

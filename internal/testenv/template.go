@@ -83,33 +83,35 @@ func migratedTemplate(ctx context.Context, base string) (string, error) {
 // migrations does not leave a pool behind. A slot another process holds
 // is left alone, and so is any database that cannot be dropped now.
 func dropStalePools(ctx context.Context, base, keep string) {
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE $1", poolPrefix+"%")
-	if err != nil {
-		return
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return
-	}
-	for _, name := range names {
-		rest := strings.TrimPrefix(name, poolPrefix)
-		digest, slot, ok := strings.Cut(rest, "_")
-		n, err := strconv.Atoi(slot)
-		if !ok || err != nil || digest == keep {
-			continue
+	c := clientFor(base)
+	_ = c.withAdmin(ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE $1", poolPrefix+"%")
+		if err != nil {
+			return err
 		}
-		var got bool
-		if conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", poolLockSpace(digest), int32(n)).Scan(&got) != nil || !got {
-			continue
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
 		}
-		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
-		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", poolLockSpace(digest), int32(n))
-	}
+		for _, name := range names {
+			rest := strings.TrimPrefix(name, poolPrefix)
+			digest, slot, ok := strings.Cut(rest, "_")
+			n, err := strconv.Atoi(slot)
+			if !ok || err != nil || digest == keep {
+				continue
+			}
+			// This session takes a lock it already holds again: a slot of
+			// this process's own is skipped by its bookkeeping.
+			s := poolSlot{space: poolLockSpace(digest), n: n}
+			var got bool
+			if c.held[s] || conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", s.space, int32(n)).Scan(&got) != nil || !got {
+				continue
+			}
+			_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+			_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", s.space, int32(n))
+		}
+		return nil
+	})
 }
 
 // migrationsDigest hashes the names and contents of the SQL files in fsys.
@@ -219,18 +221,14 @@ func migrate(ctx context.Context, dsn string, fsys fs.FS) error {
 	return nil
 }
 
-// createFromTemplate creates database name as a copy of tmpl. Creating
-// several copies at once is fine; a source busy for a moment (another
-// process finishing the template) is retried.
-func createFromTemplate(ctx context.Context, base, name, tmpl string) error {
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", redactDSN(base), err)
-	}
-	defer conn.Close(context.Background())
+// createFromTemplate creates database name as a copy of tmpl through
+// conn, a session to another database of the server. Creating several
+// copies at once is fine; a source busy for a moment (another process
+// finishing the template) is retried.
+func createFromTemplate(ctx context.Context, conn *pgx.Conn, name, tmpl string) error {
 	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{tmpl}.Sanitize()
 	for attempt := 0; ; attempt++ {
-		_, err = conn.Exec(ctx, sql)
+		_, err := conn.Exec(ctx, sql)
 		var pgErr *pgconn.PgError
 		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" || attempt == 20 {
 			return err

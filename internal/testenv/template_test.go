@@ -74,7 +74,7 @@ func TestPooledDatabaseIsEmptiedForTheNextTest(t *testing.T) {
 	if _, err := left.Exec(ctx, "INSERT INTO feedback_cursors (host, owner, repo) VALUES ('h', 'o', 'r'); SELECT nextval('findings_id_seq')"); err != nil {
 		t.Fatal(err)
 	}
-	if err := preparePooled(ctx, base, db.lock, db.name, tmpl); err != nil {
+	if err := db.client.prepare(ctx, db.slot, db.name, tmpl); err != nil {
 		t.Fatalf("prepare after rows: %v", err)
 	}
 	if err := left.Ping(ctx); err == nil {
@@ -91,7 +91,7 @@ func TestPooledDatabaseIsEmptiedForTheNextTest(t *testing.T) {
 	if _, err := next.Exec(ctx, "CREATE TABLE widgets (id int); ALTER TABLE feedback_cursors DROP COLUMN passes"); err != nil {
 		t.Fatal(err)
 	}
-	if err := preparePooled(ctx, base, db.lock, db.name, tmpl); err != nil {
+	if err := db.client.prepare(ctx, db.slot, db.name, tmpl); err != nil {
 		t.Fatalf("prepare after a schema change: %v", err)
 	}
 	fresh := connect(ctx, t, dsn)
@@ -101,6 +101,30 @@ func TestPooledDatabaseIsEmptiedForTheNextTest(t *testing.T) {
 	var hasError bool
 	if err := fresh.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'feedback_cursors' AND column_name = 'passes')").Scan(&hasError); err != nil || !hasError {
 		t.Errorf("a column the last test dropped is still missing (%v)", err)
+	}
+
+	// The process empties the database through the session it kept, and
+	// opens a new one when another process holding the slot since has
+	// ended it.
+	kept := db.client.slotConn(db.slot)
+	if kept == nil {
+		t.Fatal("no session to the pooled database was kept")
+	}
+	pid := kept.PgConn().PID()
+	if err := db.client.prepare(ctx, db.slot, db.name, tmpl); err != nil {
+		t.Fatalf("prepare again: %v", err)
+	}
+	if again := db.client.slotConn(db.slot); again == nil || again.PgConn().PID() != pid {
+		t.Error("preparing again did not reuse the kept session")
+	}
+	if _, err := connect(ctx, t, base).Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", db.name); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.client.prepare(ctx, db.slot, db.name, tmpl); err != nil {
+		t.Fatalf("prepare after the kept session was ended: %v", err)
+	}
+	if again := db.client.slotConn(db.slot); again == nil || again.PgConn().PID() == pid {
+		t.Error("the ended session is still the kept one")
 	}
 }
 
@@ -177,7 +201,7 @@ func TestEnsureTemplateRebuildsUnfinished(t *testing.T) {
 		t.Fatalf("template marks: is_template %v, allow_connections %v", isTemplate, allowConn)
 	}
 	copyName := "test_" + randomHex(t, 8)
-	if err := createFromTemplate(ctx, base, copyName, name); err != nil {
+	if err := createFromTemplate(ctx, conn, copyName, name); err != nil {
 		t.Fatalf("copy template: %v", err)
 	}
 	t.Cleanup(func() { _ = dropDatabase(context.Background(), conn, copyName) })
