@@ -92,7 +92,41 @@ func (c *Cache) Evict(ctx context.Context) int {
 			removed++
 		}
 	}
+	c.tally.listed(total, time.Now())
 	return removed
+}
+
+// relistEvery is how long a process trusts its running count of the
+// cache's size (tally) instead of listing the entries after a build. A
+// listing reads every entry's lock file: after every build, a cache of
+// thousands of small trees would cost more than the builds.
+const relistEvery = 10 * time.Second
+
+// tally is a process's running count of the cache's size: what the last
+// listing found, plus what the process has added since. Other processes
+// sharing the directory add to it unseen until the next listing, so the
+// cache may go over MaxBytes by what they build in relistEvery; each of
+// them evicts on its own count too.
+type tally struct {
+	mu     sync.Mutex
+	bytes  int64
+	listAt time.Time // zero until the first listing
+}
+
+// fits adds grown bytes to the count and reports whether the cache is
+// known to fit in limit at now without listing it.
+func (t *tally) fits(grown, limit int64, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.bytes += grown
+	return !t.listAt.IsZero() && now.Sub(t.listAt) < relistEvery && t.bytes <= limit
+}
+
+// listed records the size a listing left the cache at.
+func (t *tally) listed(bytes int64, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.bytes, t.listAt = bytes, at
 }
 
 // sweepEvery is how often at most Evict looks for leftovers: trees
@@ -119,8 +153,13 @@ func (s *sweeps) due(now time.Time) bool {
 	return true
 }
 
-// evict runs Evict and logs what it did.
-func (c *Cache) evict(ctx context.Context) {
+// evict runs Evict, after this process has added grown bytes to the
+// cache, unless its running count says the cache still fits; it logs what
+// Evict did.
+func (c *Cache) evict(ctx context.Context, grown int64) {
+	if c.MaxBytes > 0 && c.tally.fits(grown, c.MaxBytes, time.Now()) {
+		return
+	}
 	if n := c.Evict(ctx); n > 0 && c.Log != nil {
 		c.Log.Info("snapshot cache evicted", "entries", n, "bytes", c.Usage(), "max_bytes", c.MaxBytes)
 	}

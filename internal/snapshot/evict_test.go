@@ -253,3 +253,80 @@ func TestEvictSweepsLeftoversOnceAMinute(t *testing.T) {
 		t.Fatalf("the sweep a minute later left %s: %v", legacy, err)
 	}
 }
+
+// A build lists the cache only when the process's own count says it is
+// over its bound, or the last listing is older than relistEvery: what
+// another process added is seen then, and the least recently used entries
+// go first.
+func TestBuildsListTheCacheOnlyWhenTheirCountSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	repo, c := history(t, 3)
+	dir := t.TempDir()
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: 400 << 10} // three trees of about 104 KiB
+	tree := func(i int) string { return snapshot.TreeDir(cache, c[i]) }
+	acquire := func(i int) {
+		t.Helper()
+		_, release, err := cache.Acquire(ctx, gitReview(repo, c[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	acquire(0)
+
+	// An entry of 1 MiB another process built, used before anything here.
+	foreign := filepath.Join(filepath.Dir(tree(0)), "foreign")
+	if err := os.MkdirAll(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(foreign+".lock", []byte("1048576"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(foreign+".lock", old, old); err != nil {
+		t.Fatal(err)
+	}
+	present := func(path string) bool { _, err := os.Stat(path); return err == nil }
+
+	acquire(1)
+	if !present(foreign) {
+		t.Fatal("a build within the bound by the process's count listed the cache")
+	}
+	snapshot.ListNow(cache)
+	acquire(2) // within the bound by count too, but the listing is due
+	if present(foreign) {
+		t.Error("the listing after relistEvery left the other process's entry, the least recently used")
+	}
+	for i := range c {
+		if !present(tree(i)) {
+			t.Errorf("tree %d evicted; the three fit", i)
+		}
+	}
+	if u := cache.Usage(); u > cache.MaxBytes {
+		t.Errorf("usage %d over max_bytes %d", u, cache.MaxBytes)
+	}
+}
+
+// BenchmarkEvictListing measures one listing of a cache of 2,000 entries
+// (the default 2 GiB bound holds that many trees of 1 MiB): the cost a
+// build would pay if every build listed the cache.
+func BenchmarkEvictListing(b *testing.B) {
+	dir := b.TempDir()
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: 1 << 40}
+	for i := range 2000 {
+		p := snapshot.TreeDir(cache, fmt.Sprintf("%040x", i))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p+".lock", []byte("1048576"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if n := cache.Evict(ctx); n != 0 {
+			b.Fatalf("evicted %d entries under the bound", n)
+		}
+	}
+}

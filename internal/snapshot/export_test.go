@@ -25,3 +25,11 @@ func SweepNow(c *Cache) {
 	c.sweep.last = time.Time{}
 	c.sweep.mu.Unlock()
 }
+
+// ListNow makes c's next build list the cache, as if its last listing
+// were older than relistEvery.
+func ListNow(c *Cache) {
+	c.tally.mu.Lock()
+	c.tally.listAt = time.Now().Add(-relistEvery)
+	c.tally.mu.Unlock()
+}

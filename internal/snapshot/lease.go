@@ -158,7 +158,7 @@ func (c *Cache) lease(ctx context.Context, path string, build func() error) (rel
 		}
 		unlock(f)
 
-		built, err := c.buildEntry(ctx, path, build)
+		built, grown, err := c.buildEntry(ctx, path, build)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func (c *Cache) lease(ctx context.Context, path string, build func() error) (rel
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if current(built, path+lockSuffix) && exists(path) {
-			c.evict(ctx)
+			c.evict(ctx, grown)
 			return func() { unlock(built) }, nil
 		}
 		unlock(built)
@@ -179,42 +179,49 @@ func (c *Cache) lease(ctx context.Context, path string, build func() error) (rel
 
 // buildEntry builds the entry at path under its exclusive lock unless
 // another builder did, records its size and returns the lock file, still
-// held exclusively.
-func (c *Cache) buildEntry(ctx context.Context, path string, build func() error) (*os.File, error) {
+// held exclusively, with the size it built (0 when it found the entry).
+func (c *Cache) buildEntry(ctx context.Context, path string, build func() error) (*os.File, int64, error) {
 	done := c.lock(path)
 	defer done()
 	f, err := lockEntry(ctx, path, syscall.LOCK_EX)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var size int64
 	if !exists(path) {
 		if err := build(); err != nil {
 			unlock(f)
-			return nil, err
+			return nil, 0, err
 		}
-		if err := recordSize(f, diskUsage(path)); err != nil {
+		size = diskUsage(path)
+		if err := recordSize(f, size); err != nil {
 			unlock(f)
-			return nil, fmt.Errorf("record the size of %s: %w", path, err)
+			return nil, 0, fmt.Errorf("record the size of %s: %w", path, err)
 		}
 	}
 	touch(f)
-	return f, nil
+	return f, size, nil
 }
 
 // exclusive runs fn with the entry at path held exclusively, in this
 // process and across processes, and records the entry's size afterwards.
-func (c *Cache) exclusive(ctx context.Context, path string, fn func() error) error {
+// It returns by how much fn grew the entry.
+func (c *Cache) exclusive(ctx context.Context, path string, fn func() error) (int64, error) {
 	done := c.lock(path)
 	defer done()
 	f, err := lockEntry(ctx, path, syscall.LOCK_EX)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer unlock(f)
+	before, _ := recordedSize(f.Name())
 	err = fn()
+	var grown int64
 	if exists(path) {
-		_ = recordSize(f, diskUsage(path))
+		after := diskUsage(path)
+		_ = recordSize(f, after)
 		touch(f)
+		grown = after - before
 	}
-	return err
+	return grown, err
 }

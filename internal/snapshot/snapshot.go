@@ -44,7 +44,10 @@ const maxReason = 600
 type Cache struct {
 	Dir   string
 	Store *store.Store
-	// MaxBytes bounds the cache on disk (0 = unbounded).
+	// MaxBytes bounds the cache on disk (0 = unbounded). A process lists
+	// the entries when its own count of them goes over it, and at least
+	// every relistEvery while it builds; what other processes sharing Dir
+	// add is seen at that listing.
 	MaxBytes int64
 	// TokenFile holds the token for remotes under TokenScopes whose URL
 	// carries none (a mounted secret, read at each fetch so a rotated
@@ -72,6 +75,7 @@ type Cache struct {
 	locks keylock.Locks
 	warm  warming
 	sweep sweeps
+	tally tally
 }
 
 // lock serialises work on key within this process.
@@ -318,7 +322,7 @@ func (c *Cache) RepoDir(remote gitsrc.Remote) string {
 // repository, across the processes sharing the cache.
 func (c *Cache) WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir string) error) error {
 	dir := c.RepoDir(remote)
-	err := c.exclusive(ctx, dir, func() error {
+	grown, err := c.exclusive(ctx, dir, func() error {
 		// A clone made by an earlier version (with a work tree) is
 		// replaced: branches cannot be fetched into it.
 		if !gitsrc.IsBareRepo(ctx, dir) {
@@ -332,7 +336,7 @@ func (c *Cache) WithRepo(ctx context.Context, remote gitsrc.Remote, fn func(dir 
 		return fn(dir)
 	})
 	if err == nil {
-		c.evict(ctx)
+		c.evict(ctx, grown)
 	}
 	return err
 }
