@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	// Most tests here wait on a fleet of separate processes or on a
+	// review's progress, leaving the cores idle at two at a time.
+	testenv.RaiseParallel(4)
 	code := m.Run()
 	testenv.Shutdown()
 	os.Exit(code)
