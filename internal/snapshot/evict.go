@@ -77,6 +77,7 @@ func (c *Cache) Evict(ctx context.Context) int {
 	if sweep {
 		c.removeEvicted()
 	}
+	mark := c.tally.begin()
 	entries := c.entries()
 	var total int64
 	for _, e := range entries {
@@ -92,7 +93,7 @@ func (c *Cache) Evict(ctx context.Context) int {
 			removed++
 		}
 	}
-	c.tally.listed(total, time.Now())
+	c.tally.listed(total, mark, time.Now())
 	return removed
 }
 
@@ -102,31 +103,45 @@ func (c *Cache) Evict(ctx context.Context) int {
 // thousands of small trees would cost more than the builds.
 const relistEvery = 10 * time.Second
 
-// tally is a process's running count of the cache's size: what the last
-// listing found, plus what the process has added since. Other processes
-// sharing the directory add to it unseen until the next listing, so the
-// cache may go over MaxBytes by what they build in relistEvery; each of
-// them evicts on its own count too.
+// tally is a process's running count of the cache's size: what its last
+// listing left, plus what it has built and fetched since. A process lists
+// again once it has added half the room that listing left, so two
+// processes sharing the directory stay within MaxBytes between listings;
+// each further one may take the cache over it by up to another half of
+// that room until the next listing, at most relistEvery later while it
+// builds.
 type tally struct {
-	mu     sync.Mutex
-	bytes  int64
-	listAt time.Time // zero until the first listing
+	mu          sync.Mutex
+	added       int64     // everything this process has added, ever
+	listedBytes int64     // what the last listing left the cache at
+	listedAdded int64     // added when that listing began
+	listAt      time.Time // zero until the first listing
 }
 
 // fits adds grown bytes to the count and reports whether the cache is
-// known to fit in limit at now without listing it.
+// known to have room at now without listing it.
 func (t *tally) fits(grown, limit int64, now time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.bytes += grown
-	return !t.listAt.IsZero() && now.Sub(t.listAt) < relistEvery && t.bytes <= limit
+	t.added += grown
+	since := t.added - t.listedAdded
+	return !t.listAt.IsZero() && now.Sub(t.listAt) < relistEvery && 2*since <= limit-t.listedBytes
 }
 
-// listed records the size a listing left the cache at.
-func (t *tally) listed(bytes int64, at time.Time) {
+// begin returns the count a listing starting now compares with: what
+// the process adds while the listing runs counts as added after it, even
+// where the listing saw it.
+func (t *tally) begin() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.bytes, t.listAt = bytes, at
+	return t.added
+}
+
+// listed records the size a listing that began at mark left the cache at.
+func (t *tally) listed(bytes, mark int64, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listedBytes, t.listedAdded, t.listAt = bytes, mark, at
 }
 
 // sweepEvery is how often at most Evict looks for leftovers: trees
@@ -146,18 +161,30 @@ type sweeps struct {
 func (s *sweeps) due(now time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.last.IsZero() && now.Sub(s.last) < sweepEvery {
+	if !s.pendingAt(now) {
 		return false
 	}
 	s.last = now
 	return true
 }
 
+// pending reports whether a sweep is due at now, without recording one.
+func (s *sweeps) pending(now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pendingAt(now)
+}
+
+func (s *sweeps) pendingAt(now time.Time) bool {
+	return s.last.IsZero() || now.Sub(s.last) >= sweepEvery
+}
+
 // evict runs Evict, after this process has added grown bytes to the
-// cache, unless its running count says the cache still fits; it logs what
-// Evict did.
+// cache, unless its running count says the cache has room and no sweep
+// for leftovers is due; it logs what Evict did.
 func (c *Cache) evict(ctx context.Context, grown int64) {
-	if c.MaxBytes > 0 && c.tally.fits(grown, c.MaxBytes, time.Now()) {
+	now := time.Now()
+	if c.MaxBytes > 0 && c.tally.fits(grown, c.MaxBytes, now) && !c.sweep.pending(now) {
 		return
 	}
 	if n := c.Evict(ctx); n > 0 && c.Log != nil {

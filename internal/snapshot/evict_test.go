@@ -178,13 +178,23 @@ func TestEvictRemovesUnredactedAndAbandonedTrees(t *testing.T) {
 // A head tree redacted by an older rule set is removed by the first build
 // after it appeared (within a minute of it) whatever the size bound, unless
 // a review holds it: a secret those rules missed must not stay on disk, and
-// a running review must not lose its tree.
+// a running review must not lose its tree. In a bounded cache that build
+// lists the cache although its process's count says there is room.
 func TestStaleRulesTreesAreRemoved(t *testing.T) {
 	t.Parallel()
+	for _, max := range []int64{0, 10 << 20} {
+		t.Run(fmt.Sprintf("max_bytes=%d", max), func(t *testing.T) {
+			t.Parallel()
+			staleRulesTreesAreRemoved(t, max)
+		})
+	}
+}
+
+func staleRulesTreesAreRemoved(t *testing.T, max int64) {
 	ctx := context.Background()
 	repo, c := history(t, 3)
 	dir := t.TempDir()
-	cache := &snapshot.Cache{Dir: dir} // no size bound
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: max}
 	stale := func(sha string) string {
 		return filepath.Join(dir, "trees-redacted", sha+"-000000000000")
 	}
@@ -214,7 +224,9 @@ func TestStaleRulesTreesAreRemoved(t *testing.T) {
 	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_SH); err != nil {
 		t.Fatal(err)
 	}
-	// This binary's first eviction after the older one left its trees.
+	// This binary's first build after the older one left its trees, a
+	// minute after its last sweep.
+	snapshot.ListedNow(cache)
 	snapshot.SweepNow(cache)
 	_, release, err := cache.Acquire(ctx, gitReview(repo, c[2]))
 	if err != nil {
@@ -254,16 +266,16 @@ func TestEvictSweepsLeftoversOnceAMinute(t *testing.T) {
 	}
 }
 
-// A build lists the cache only when the process's own count says it is
-// over its bound, or the last listing is older than relistEvery: what
-// another process added is seen then, and the least recently used entries
-// go first.
+// A build lists the cache only when what its process added since the
+// last listing fills half the room that listing left, or when the listing
+// is older than relistEvery: what another process added is seen then, and
+// the least recently used entries go first.
 func TestBuildsListTheCacheOnlyWhenTheirCountSaysSo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	repo, c := history(t, 3)
+	repo, c := history(t, 5)
 	dir := t.TempDir()
-	cache := &snapshot.Cache{Dir: dir, MaxBytes: 400 << 10} // three trees of about 104 KiB
+	cache := &snapshot.Cache{Dir: dir, MaxBytes: 640 << 10} // six trees of about 104 KiB
 	tree := func(i int) string { return snapshot.TreeDir(cache, c[i]) }
 	acquire := func(i int) {
 		t.Helper()
@@ -273,34 +285,52 @@ func TestBuildsListTheCacheOnlyWhenTheirCountSaysSo(t *testing.T) {
 		}
 		release()
 	}
-	acquire(0)
-
-	// An entry of 1 MiB another process built, used before anything here.
-	foreign := filepath.Join(filepath.Dir(tree(0)), "foreign")
-	if err := os.MkdirAll(foreign, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(foreign+".lock", []byte("1048576"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(foreign+".lock", old, old); err != nil {
-		t.Fatal(err)
-	}
 	present := func(path string) bool { _, err := os.Stat(path); return err == nil }
+	// foreign makes an entry of 1 MiB that another process built, used
+	// before anything here, under a name of this binary's rules so that
+	// only eviction removes it.
+	foreign := func(name string) string {
+		t.Helper()
+		p := snapshot.TreeDir(cache, strings.Repeat(name, 40))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p+".lock", []byte("1048576"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(p+".lock", old, old); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 
-	acquire(1)
-	if !present(foreign) {
-		t.Fatal("a build within the bound by the process's count listed the cache")
+	acquire(0) // the first build lists: one tree
+	f1 := foreign("e")
+	snapshot.ListedNow(cache)
+	acquire(1) // one tree added, in room for five
+	if !present(f1) {
+		t.Fatal("a build that left room by the process's count listed the cache")
 	}
 	snapshot.ListNow(cache)
-	acquire(2) // within the bound by count too, but the listing is due
-	if present(foreign) {
+	acquire(2) // two added, in room for five, but the listing is old
+	if present(f1) {
 		t.Error("the listing after relistEvery left the other process's entry, the least recently used")
+	}
+
+	f2 := foreign("f")
+	snapshot.ListedNow(cache)
+	acquire(3) // one added, in room for three
+	if !present(f2) {
+		t.Fatal("a build that left room by the process's count listed the cache")
+	}
+	acquire(4) // two added: more than half the room
+	if present(f2) {
+		t.Error("a build that filled half the room did not list the cache")
 	}
 	for i := range c {
 		if !present(tree(i)) {
-			t.Errorf("tree %d evicted; the three fit", i)
+			t.Errorf("tree %d evicted; the five fit", i)
 		}
 	}
 	if u := cache.Usage(); u > cache.MaxBytes {

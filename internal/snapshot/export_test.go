@@ -33,3 +33,15 @@ func ListNow(c *Cache) {
 	c.tally.listAt = time.Now().Add(-relistEvery)
 	c.tally.mu.Unlock()
 }
+
+// ListedNow dates c's last listing and sweep now, so that a slow machine
+// does not make its next build list the cache for their age.
+func ListedNow(c *Cache) {
+	now := time.Now()
+	c.tally.mu.Lock()
+	c.tally.listAt = now
+	c.tally.mu.Unlock()
+	c.sweep.mu.Lock()
+	c.sweep.last = now
+	c.sweep.mu.Unlock()
+}

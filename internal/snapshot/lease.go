@@ -205,7 +205,8 @@ func (c *Cache) buildEntry(ctx context.Context, path string, build func() error)
 
 // exclusive runs fn with the entry at path held exclusively, in this
 // process and across processes, and records the entry's size afterwards.
-// It returns by how much fn grew the entry.
+// It returns the entry's size less the size recorded before fn (0 when fn
+// left no entry).
 func (c *Cache) exclusive(ctx context.Context, path string, fn func() error) (int64, error) {
 	done := c.lock(path)
 	defer done()

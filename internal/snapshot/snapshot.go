@@ -44,10 +44,11 @@ const maxReason = 600
 type Cache struct {
 	Dir   string
 	Store *store.Store
-	// MaxBytes bounds the cache on disk (0 = unbounded). A process lists
-	// the entries when its own count of them goes over it, and at least
-	// every relistEvery while it builds; what other processes sharing Dir
-	// add is seen at that listing.
+	// MaxBytes bounds the cache on disk (0 = unbounded). After a build or
+	// fetch, a process lists the entries to evict only when what it added
+	// since its last listing fills half the room that listing left, or at
+	// its first build relistEvery after it (see tally); what other
+	// processes sharing Dir add is seen at that listing.
 	MaxBytes int64
 	// TokenFile holds the token for remotes under TokenScopes whose URL
 	// carries none (a mounted secret, read at each fetch so a rotated
