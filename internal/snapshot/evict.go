@@ -137,6 +137,13 @@ func (t *tally) begin() int64 {
 	return t.added
 }
 
+// size returns what the last listing left the cache at.
+func (t *tally) size() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.listedBytes
+}
+
 // listed records the size a listing that began at mark left the cache at.
 func (t *tally) listed(bytes, mark int64, at time.Time) {
 	t.mu.Lock()
@@ -188,7 +195,7 @@ func (c *Cache) evict(ctx context.Context, grown int64) {
 		return
 	}
 	if n := c.Evict(ctx); n > 0 && c.Log != nil {
-		c.Log.Info("snapshot cache evicted", "entries", n, "bytes", c.Usage(), "max_bytes", c.MaxBytes)
+		c.Log.Info("snapshot cache evicted", "entries", n, "bytes", c.tally.size(), "max_bytes", c.MaxBytes)
 	}
 }
 
