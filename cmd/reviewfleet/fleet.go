@@ -19,7 +19,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{Check: needsRedis("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")}, nil)
+	a, closeApp, err := open(ctx, *cfgPath, stderr, app.Options{Worker: true, Check: needsRedis("a worker needs REDIS_URL: without it there is no queue to share with the rest of the fleet")}, nil)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/reviewfleet/reviewfleet/internal/pipeline"
 	"github.com/reviewfleet/reviewfleet/internal/prompts"
 	"github.com/reviewfleet/reviewfleet/internal/pullrequest"
+	"github.com/reviewfleet/reviewfleet/internal/redact"
 	"github.com/reviewfleet/reviewfleet/internal/review"
 	"github.com/reviewfleet/reviewfleet/internal/snapshot"
 	"github.com/reviewfleet/reviewfleet/scheduler"
@@ -80,6 +81,10 @@ type Options struct {
 	// model server lives here); the notice names it instead of a missing
 	// REDIS_URL.
 	InProcessReason string
+	// Worker opens the app of a worker process: its pool keeps a session
+	// per slot open, and the secret scanner is built before the first
+	// task needs it.
+	Worker bool
 }
 
 // App is an opened set of dependencies.
@@ -137,7 +142,12 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 		}
 	}()
 
-	if err := a.openStore(ctx, notices, opts.Migrate); err != nil {
+	if opts.Worker {
+		if err := redact.Prepare(); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.openStore(ctx, notices, opts.Migrate, opts.Worker); err != nil {
 		return nil, err
 	}
 	if err := a.openRedis(ctx, notices); err != nil {
@@ -190,7 +200,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (_ *App, err err
 	return a, nil
 }
 
-func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) error {
+func (a *App) openStore(ctx context.Context, notices io.Writer, migrate, worker bool) error {
 	dsn := a.Cfg.DatabaseURL
 	local := dsn == ""
 	if local {
@@ -214,6 +224,9 @@ func (a *App) openStore(ctx context.Context, notices io.Writer, migrate bool) er
 	}
 	pool := store.PoolOptions{MaxConns: a.Cfg.PoolSize(), StatementTimeout: a.Cfg.Database.StatementTimeout,
 		Tracer: otelpgx.NewTracer(otelpgx.WithTracerProvider(childtrace.ChildOnly()), otelpgx.WithDisableAcquireTracer())}
+	if worker {
+		pool.MinConns, pool.Warm = a.Cfg.Worker.Concurrency, true
+	}
 	if a.skipSchemaCheck {
 		pool.StatementTimeout = 0 // the migrate command: a migration may take long
 	}

@@ -93,3 +93,17 @@ func corpusLines(t *testing.T) []string {
 	}
 	return lines
 }
+
+// Prepare builds the scanner a worker's first redaction uses, with the
+// provider rules in it.
+func TestPrepareBuildsTheScanner(t *testing.T) {
+	if err := Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if scanner == nil || keywords == nil {
+		t.Fatal("Prepare returned without a scanner")
+	}
+	if n := len(scanner.Config.Rules); n < 100 {
+		t.Fatalf("the scanner holds %d rules, want the provider set (about 200)", n)
+	}
+}
