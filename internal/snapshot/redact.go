@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
@@ -71,8 +72,14 @@ func RedactTree(ctx context.Context, dir string, first []string) error {
 	})
 }
 
+// redactContent redacts a file's content (a variable, so that tests can
+// count the files that reach the redactor).
+var redactContent = func(r *redact.Redactor, data []byte) []byte { return r.Bytes(data) }
+
 // redactFile rewrites the regular file at p with its secrets replaced;
 // an oversized one is removed, missing and non-regular files are left.
+// Content this process found clean before (cleanFiles) is not redacted
+// again.
 // Binary files are redacted as text: a marker in place of a token spoils
 // the binary, which no stage reads, and keeps the token out of the cache.
 func redactFile(r *redact.Redactor, p string) error {
@@ -90,8 +97,16 @@ func redactFile(r *redact.Redactor, p string) error {
 	if err != nil {
 		return fmt.Errorf("redact %s: %w", p, err)
 	}
-	out := r.Bytes(data)
+	key := sha256.Sum256(data)
+	if cleanFiles.has(key) {
+		return nil
+	}
+	found := r.Found()
+	out := redactContent(r, data)
 	if bytes.Equal(out, data) {
+		if r.Found() == found {
+			cleanFiles.add(key)
+		}
 		return nil
 	}
 	if err := os.WriteFile(p, out, fi.Mode().Perm()); err != nil {
