@@ -91,7 +91,7 @@ func OpenWith(ctx context.Context, dsn string, opts PoolOptions) (*Store, error)
 		cfg.MaxConns = int32(min(opts.MaxConns, math.MaxInt32))
 	}
 	if opts.MinConns > 0 {
-		cfg.MinConns = int32(min(opts.MinConns, int(cfg.MaxConns)))
+		cfg.MinConns = max(cfg.MinConns, int32(min(opts.MinConns, int(cfg.MaxConns))))
 	}
 	if opts.Warm {
 		cfg.AfterConnect = warmSession
@@ -117,19 +117,36 @@ func OpenWith(ctx context.Context, dsn string, opts PoolOptions) (*Store, error)
 var taskTables = []string{"reviews", "stage_items", "llm_calls", "llm_messages", "review_files", "file_results",
 	"findings", "verdicts", "expert_runs", "expert_tool_calls", "reports", "batches", "batch_reviews"}
 
+// warmLockTimeout bounds the warm-up's wait for a table's lock. Its
+// statements run as one implicit transaction holding each table's share
+// lock to its end, so a migration altering two of them could otherwise
+// deadlock with it; waiting out a migration is no reason to hold a new
+// session back either.
+const warmLockTimeout = "50ms"
+
 // warmSQL plans a query on each of taskTables, in one round trip.
 func warmSQL() string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "SELECT set_config('lock_timeout', '%s', true);", warmLockTimeout)
 	for _, t := range taskTables {
 		fmt.Fprintf(&b, "SELECT FROM %s LIMIT 0;", t)
 	}
 	return b.String()
 }
 
-// warmSession runs warmSQL in conn. A failure (a table a later migration
-// adds) leaves the tables from there on cold, and the session usable.
+// warmSession runs warmSQL in conn. A statement the server refuses (a
+// table a later migration adds, a lock not granted in time) leaves the
+// tables from there on cold and the session usable; a session that broke
+// is refused, so the pool does not hand it out.
 func warmSession(ctx context.Context, conn *pgx.Conn) error {
-	_, _ = conn.Exec(ctx, warmSQL(), pgx.QueryExecModeSimpleProtocol)
+	_, err := conn.Exec(ctx, warmSQL(), pgx.QueryExecModeSimpleProtocol)
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if conn.IsClosed() || !errors.As(err, &pgErr) {
+		return fmt.Errorf("warm a new session: %w", err)
+	}
 	return nil
 }
 

@@ -103,8 +103,13 @@ func TestCleanFilesIsBounded(t *testing.T) {
 		copy(k[:], fmt.Sprintf("%031d", i))
 		c.add(k)
 	}
-	if len(c.m) > maxCleanFiles {
-		t.Fatalf("%d entries, bound %d", len(c.m), maxCleanFiles)
+	if len(c.m) > maxCleanFiles || len(c.m) == 0 {
+		t.Fatalf("%d entries, want 1 to %d", len(c.m), maxCleanFiles)
+	}
+	var last [32]byte
+	copy(last[:], fmt.Sprintf("%031d", maxCleanFiles+9))
+	if !c.has(last) {
+		t.Fatal("the last hash added is not remembered")
 	}
 }
 
