@@ -4,9 +4,10 @@
 # separate `reviewfleet worker` processes with the default settings and one
 # scheduler, a redis-server of the script's own, a database of its own on
 # the Postgres at PGURL, and fakellm's markers reviewer answering after
-# LATENCY. The change edits FILES files of LINES lines each, with one
-# marked line in each of the first MARKED; RUNS such changes, alike but for
-# one value per edited line, are each submitted alone and waited for: the
+# LATENCY. The repository holds FILES files of LINES lines; the change
+# edits the first CHANGED of them (all by default), with one marked line
+# in each of the first MARKED; RUNS such changes, alike but for one value
+# per edited line, are each submitted alone and waited for: the
 # first meets workers just started, the others workers that have run a
 # review but never seen the change's content.
 #
@@ -17,12 +18,13 @@
 # has ended.
 #
 # Usage: scripts/bench-large-review.sh
-# Environment: FILES (140), LINES (900), MARKED (8), WORKERS (2), LATENCY (200ms),
+# Environment: FILES (140), CHANGED (FILES), LINES (900), MARKED (8), WORKERS (2), LATENCY (200ms),
 # RUNS (3), PGURL (postgres://postgres@127.0.0.1:5432), OUT (a scratch
 # directory; default a new one under /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FILES="${FILES:-140}"
+CHANGED="${CHANGED:-$FILES}"
 LINES="${LINES:-900}"
 MARKED="${MARKED:-8}"
 WORKERS="${WORKERS:-2}"
@@ -51,7 +53,7 @@ rm -rf "$repo" && git init -q -b main "$repo"
 	: >"$OUT/heads"
 	for run in $(seq 1 "$RUNS"); do
 		git checkout -q --detach "$(cat "$OUT/base")"
-		for f in $(seq 1 "$FILES"); do
+		for f in $(seq 1 "$CHANGED"); do
 			awk -v f="$f" -v n="$LINES" -v marked="$MARKED" -v run="$run" 'BEGIN { print "package demo"; for (i = 2; i <= n; i++) {
 				if (i == 450 && f <= marked) printf "var v%d_%d = %d * 3 // MARKER: unchecked overflow\n", f, i, i
 				else if (i % 100 == 0) printf "var v%d_%d = %d + %d // head value\n", f, i, i, run
@@ -76,11 +78,13 @@ sleep 2
 
 : >"$OUT/summary"
 for run in $(seq 1 "$RUNS"); do
+	cpu0=$(worker_cpu)
 	s=$(date +%s.%N)
 	"$OUT/rf" review --config "$OUT/config.yaml" --repo "$repo" --base "$(cat "$OUT/base")" --head "$(sed -n "${run}p" "$OUT/heads")" \
 		--format json --quiet >"$OUT/review$run.json" 2>"$OUT/review$run.err" || true
 	e=$(date +%s.%N)
-	psql -qAt "$DATABASE_URL" -v cmd_s="$(echo "$e - $s" | bc)" >>"$OUT/summary" <<'SQL'
+	cpu_s=$(echo "$(worker_cpu) - $cpu0" | bc)
+	psql -qAt "$DATABASE_URL" -v cmd_s="$(echo "$e - $s" | bc)" -v cpu_s="$cpu_s" >>"$OUT/summary" <<'SQL'
 WITH r AS (SELECT * FROM reviews ORDER BY created_at DESC LIMIT 1),
 item AS (SELECT stage, item_key, sum(latency_ms) AS ms, count(*) AS calls, sum(tokens_in + tokens_out) AS tokens
          FROM llm_calls WHERE review_id = (SELECT id FROM r) GROUP BY 1, 2),
@@ -94,10 +98,10 @@ path AS (
 	        LEFT JOIN item e ON e.stage = 'eval' AND e.item_key = 'f' || f.id)) / 1000.0 AS s),
 staged AS (SELECT sum(m) / 1000.0 AS s FROM (SELECT max(ms) AS m FROM item GROUP BY stage) x),
 wall AS (SELECT extract(epoch FROM finished_at - started_at) AS s, status FROM r)
-SELECT format('status %s calls %s tokens %s wall %s s (command %s s) critical path %s s ratio %s staged ideal %s s',
+SELECT format('status %s calls %s tokens %s wall %s s (command %s s) critical path %s s ratio %s staged ideal %s s workers cpu %s s',
 	(SELECT status FROM wall), (SELECT sum(calls) FROM item), (SELECT sum(tokens) FROM item),
 	round((SELECT s FROM wall)::numeric, 2), round(:'cmd_s'::numeric, 2), round((SELECT s FROM path)::numeric, 2),
-	round(((SELECT s FROM wall) / (SELECT s FROM path))::numeric, 2), round((SELECT s FROM staged)::numeric, 2));
+	round(((SELECT s FROM wall) / (SELECT s FROM path))::numeric, 2), round((SELECT s FROM staged)::numeric, 2), :'cpu_s');
 SQL
 	tail -1 "$OUT/summary"
 done

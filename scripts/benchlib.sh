@@ -39,6 +39,17 @@ bench_db() {
 	export DATABASE_URL="$PGURL/$1?sslmode=disable"
 }
 
+# worker_cpu prints the CPU seconds the fleet's worker processes used so
+# far (user and system, from /proc).
+worker_pids=()
+worker_cpu() {
+	local p ticks=0
+	for p in "${worker_pids[@]}"; do
+		ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "scale=2; $ticks / $(getconf CLK_TCK)" | bc
+}
+
 # bench_fleet starts WORKERS `reviewfleet worker` processes and a
 # scheduler with the configuration $OUT/config.yaml.
 bench_fleet() {
@@ -46,6 +57,7 @@ bench_fleet() {
 	for i in $(seq 1 "$WORKERS"); do
 		"$OUT/rf" worker --config "$OUT/config.yaml" >"$OUT/worker$i.log" 2>&1 &
 		pids+=($!)
+		worker_pids+=($!)
 	done
 	"$OUT/rf" scheduler --config "$OUT/config.yaml" >"$OUT/scheduler.log" 2>&1 &
 	pids+=($!)
